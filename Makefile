@@ -1,0 +1,39 @@
+# The two set-up commands: `make run` and `make test` create their own venv.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+SHARED ?= ../shared
+
+.PHONY: run test lint parity bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP) $@
+
+run: $(STAMP)
+	$(BIN)/tokenfront serve $(ARGS)
+
+test: $(TEST_STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy
+
+parity: $(STAMP)
+	$(BIN)/python $(SHARED)/parity/replay.py --golden $(SHARED)/parity/golden-public.jsonl \
+	  --models-root $(SHARED) \
+	  --server-cmd '$(abspath $(BIN))/tokenfront serve --model {model} --served-model-name {name} --host 127.0.0.1 --port {port} {args}' $(PARITY_ARGS)
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -1,0 +1,1 @@
+"""HTTP layer: app factory, routers and OpenAI-style errors."""

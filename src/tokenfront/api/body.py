@@ -1,0 +1,87 @@
+"""Reading request bodies: media type, size limit and JSON syntax, checked before any work."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any, TypeVar
+
+import orjson
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+
+from tokenfront.api.errors import APIError, http_error, validation_error
+
+M = TypeVar("M", bound=BaseModel)
+
+MAX_JSON_DEPTH = 64
+
+
+async def read_json(request: Request, max_bytes: int) -> Any:
+    """The request body as parsed JSON, or an `APIError` in vLLM's shape."""
+    content_type = request.headers.get("content-type", "")
+    if content_type.split(";", 1)[0].strip().lower() != "application/json":
+        raise http_error(
+            HTTPStatus.BAD_REQUEST,
+            "1 validation error:\n  Unsupported Media Type: Only 'application/json' is allowed",
+        )
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise _too_large(max_bytes)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise _too_large(max_bytes)
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        raise http_error(
+            HTTPStatus.BAD_REQUEST,
+            "1 validation error:\n  {'type': 'missing', 'loc': 'body', 'msg': 'Field required', 'input': 'None'}",
+        )
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise http_error(
+            HTTPStatus.BAD_REQUEST,
+            f"1 validation error:\n  {{'type': 'json_invalid', 'loc': 'body.{exc.pos}', "
+            f"'msg': 'JSON decode error', 'input': {{}}, 'ctx': {{'error': {str(exc.msg)!r}}}}}",
+        ) from None
+    if _too_deep(data):
+        raise http_error(HTTPStatus.BAD_REQUEST, f"JSON nesting deeper than {MAX_JSON_DEPTH} levels")
+    return data
+
+
+def _too_large(max_bytes: int) -> APIError:
+    return http_error(
+        HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+        f"Request body exceeds the server limit of {max_bytes} bytes (--max-request-bytes).",
+    )
+
+
+def _too_deep(data: Any) -> bool:
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth > MAX_JSON_DEPTH:
+                return True
+            stack.extend((v, depth + 1) for v in value.values() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            if depth > MAX_JSON_DEPTH:
+                return True
+            stack.extend((v, depth + 1) for v in value if isinstance(v, (dict, list)))
+    return False
+
+
+def parse_model(model_cls: type[M], data: Any) -> M:
+    """Validate parsed JSON into `model_cls`; failures are vLLM's 400 "Bad Request"."""
+    try:
+        return model_cls.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc) from None
+
+
+def json_response_bytes(payload: Any) -> bytes:
+    return orjson.dumps(payload)

@@ -1,0 +1,1 @@
+"""Thin routers: read the body, call a plain function, write the answer."""

@@ -1,0 +1,5 @@
+"""Routes for derender (being built)."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

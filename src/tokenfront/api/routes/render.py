@@ -1,0 +1,5 @@
+"""Routes for render (being built)."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Routes for tokenize (being built)."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,60 @@
+"""Server and per-model settings, filled from CLI flags, env vars or a models config file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+TokenizerMode = Literal["auto", "hf", "mistral", "slow"]
+ContentFormat = Literal["auto", "string", "openai"]
+
+# vLLM's VLLM_MAX_N_SEQUENCES default.
+DEFAULT_MAX_N_SEQUENCES = 16384
+# vLLM's ModelConfig.max_logprobs default.
+DEFAULT_MAX_LOGPROBS = 20
+DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
+
+
+@dataclass
+class ModelOptions:
+    """Everything needed to load and serve one model."""
+
+    model: str | None = None
+    served_model_name: list[str] = field(default_factory=list)
+    tokenizer: str | None = None
+    tokenizer_mode: TokenizerMode = "auto"
+    revision: str | None = None
+    trust_remote_code: bool = False
+    max_model_len: int | None = None
+    generation_config: str = "auto"
+    chat_template: str | None = None
+    chat_template_content_format: ContentFormat = "auto"
+    trust_request_chat_template: bool = False
+    default_chat_template_kwargs: dict[str, Any] | None = None
+    tool_call_parser: str | None = None
+    enable_auto_tool_choice: bool = False
+    reasoning_parser: str | None = None
+    max_logprobs: int = DEFAULT_MAX_LOGPROBS
+
+    @property
+    def names(self) -> list[str]:
+        if self.served_model_name:
+            return list(self.served_model_name)
+        return [self.model or "qwen3"]
+
+
+@dataclass
+class ServerSettings:
+    """Process-wide settings."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_key: list[str] = field(default_factory=list)
+    root_path: str = ""
+    uvicorn_log_level: str = "info"
+    disable_uvicorn_access_log: bool = False
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    max_n_sequences: int = DEFAULT_MAX_N_SEQUENCES
+    stream_state_key: list[str] = field(default_factory=list)
+    engine_url: str | None = None
+    workers: int = 1

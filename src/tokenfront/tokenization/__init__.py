@@ -1,0 +1,1 @@
+"""Tokenizers, chat templates and per-model settings: the tokenizer registry."""

@@ -1,0 +1,256 @@
+"""The tokenizer registry: each served model is loaded once and shared by every endpoint."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tokenfront.config import ModelOptions
+
+logger = logging.getLogger(__name__)
+
+# Keys vLLM reads from generation_config.json as default sampling params
+# (`--generation-config auto`), mapped to SamplingParams names.
+_GENERATION_CONFIG_KEYS = {
+    "repetition_penalty": "repetition_penalty",
+    "temperature": "temperature",
+    "top_k": "top_k",
+    "top_p": "top_p",
+    "min_p": "min_p",
+    "max_new_tokens": "max_tokens",
+}
+
+# Config keys that bound the context length, in vLLM's order of preference.
+_MAX_LEN_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+    "model_max_length",
+)
+
+
+class ModelNotFoundError(LookupError):
+    """A request named a model this server does not serve."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class ModelLoadError(RuntimeError):
+    """A model directory could not be loaded at start-up."""
+
+
+@dataclass
+class ServedModel:
+    """One loaded model: tokenizer, template and the settings derived from its config."""
+
+    options: ModelOptions
+    names: list[str]
+    path: str
+    tokenizer: Any
+    hf_config: dict[str, Any]
+    generation_config: dict[str, Any]
+    chat_template: str | None
+    max_model_len: int
+    eos_token_id: int | None
+    model_eos_token_ids: frozenset[int]
+    vocab_size: int
+    default_sampling_params: dict[str, Any] = field(default_factory=dict)
+    # Filled by the parser registry when a tool or reasoning parser is configured.
+    parser: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.names[0]
+
+    @property
+    def model_type(self) -> str:
+        return str(self.hf_config.get("model_type", ""))
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        with path.open(encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def resolve_model_dir(model: str, revision: str | None = None) -> Path:
+    """A local directory, or a hub id resolved through the local Hugging Face cache."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return path
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(model, revision=revision))
+    except Exception as exc:  # network off, unknown id, ...
+        raise ModelLoadError(f"cannot find model {model!r}: not a directory and {exc}") from exc
+
+
+def derive_max_model_len(hf_config: dict[str, Any], tokenizer_config: dict[str, Any]) -> int:
+    """The context length vLLM derives from the model config."""
+    text_config = hf_config.get("text_config")
+    cfg = text_config if isinstance(text_config, dict) else hf_config
+    for key in _MAX_LEN_KEYS:
+        value = cfg.get(key)
+        if isinstance(value, int) and value > 0:
+            return value
+    value = tokenizer_config.get("model_max_length")
+    if isinstance(value, int) and 0 < value < 10**9:
+        return value
+    return 2048
+
+
+def default_sampling_params(generation_config: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Sampling defaults the way vLLM's `--generation-config auto` (or a path) derives them."""
+    if mode == "vllm":
+        return {}
+    return {
+        target: generation_config[key]
+        for key, target in _GENERATION_CONFIG_KEYS.items()
+        if generation_config.get(key) is not None
+    }
+
+
+def _load_tokenizer(source: Path, options: ModelOptions) -> Any:
+    from transformers import AutoTokenizer
+
+    kwargs: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
+    if options.revision:
+        kwargs["revision"] = options.revision
+    mode = options.tokenizer_mode
+    if mode == "auto":
+        mode = "mistral" if any(source.glob("consolidated*.safetensors")) else "hf"
+    if mode == "mistral":
+        return AutoTokenizer.from_pretrained(str(source), **kwargs)
+    if (source / "tekken.json").exists() or any(source.glob("tokenizer.model.v*")):
+        kwargs["mistral_format"] = False
+    return AutoTokenizer.from_pretrained(str(source), **kwargs)
+
+
+def _load_chat_template(options: ModelOptions, tokenizer: Any, model_dir: Path) -> str | None:
+    template = options.chat_template
+    if template:
+        candidate = Path(template).expanduser()
+        if len(template) < 4096 and candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+        return template
+    jinja_file = model_dir / "chat_template.jinja"
+    if jinja_file.is_file():
+        return jinja_file.read_text(encoding="utf-8")
+    existing = getattr(tokenizer, "chat_template", None)
+    if isinstance(existing, dict):
+        return existing.get("default")
+    return existing if isinstance(existing, str) else None
+
+
+def load_model(options: ModelOptions) -> ServedModel:
+    """Load one model directory (or the built-in default model when `options.model` is None)."""
+    if options.model is None:
+        from tokenfront.tokenization.builtin import builtin_model_dir
+
+        options.model = str(builtin_model_dir())
+        if not options.served_model_name:
+            options.served_model_name = ["qwen3"]
+    model_dir = resolve_model_dir(options.model, options.revision)
+    tokenizer_dir = (
+        resolve_model_dir(options.tokenizer, options.revision) if options.tokenizer else model_dir
+    )
+    hf_config = _read_json(model_dir / "config.json")
+    tokenizer_config = _read_json(tokenizer_dir / "tokenizer_config.json")
+
+    if options.generation_config in ("auto", "vllm"):
+        generation_config = _read_json(model_dir / "generation_config.json")
+    else:
+        generation_config = _read_json(Path(options.generation_config) / "generation_config.json")
+
+    try:
+        tokenizer = _load_tokenizer(tokenizer_dir, options)
+    except Exception as exc:
+        raise ModelLoadError(f"cannot load tokenizer from {tokenizer_dir}: {exc}") from exc
+
+    max_model_len = options.max_model_len or derive_max_model_len(hf_config, tokenizer_config)
+
+    eos_token_id = getattr(tokenizer, "eos_token_id", None)
+    eos_ids: set[int] = set()
+    config_eos = generation_config.get("eos_token_id")
+    if isinstance(config_eos, int):
+        eos_ids.add(config_eos)
+    elif isinstance(config_eos, list):
+        eos_ids.update(i for i in config_eos if isinstance(i, int))
+    if eos_token_id is not None:
+        eos_ids.add(eos_token_id)
+
+    served = ServedModel(
+        options=options,
+        names=options.names,
+        path=str(options.model),
+        tokenizer=tokenizer,
+        hf_config=hf_config,
+        generation_config=generation_config,
+        chat_template=_load_chat_template(options, tokenizer, model_dir),
+        max_model_len=max_model_len,
+        eos_token_id=eos_token_id,
+        model_eos_token_ids=frozenset(eos_ids),
+        vocab_size=len(tokenizer),
+        default_sampling_params=default_sampling_params(
+            generation_config, options.generation_config
+        ),
+    )
+    logger.info(
+        "loaded model %s from %s (max_model_len=%d, vocab=%d)",
+        served.name,
+        model_dir,
+        max_model_len,
+        served.vocab_size,
+    )
+    return served
+
+
+class ModelRegistry:
+    """All served models, looked up by any of their served names."""
+
+    def __init__(self, models: list[ServedModel]) -> None:
+        if not models:
+            raise ValueError("at least one model must be served")
+        self.models = models
+        self._by_name: dict[str, ServedModel] = {}
+        for model in models:
+            for name in model.names:
+                self._by_name.setdefault(name, model)
+
+    @classmethod
+    def load(cls, options: list[ModelOptions]) -> ModelRegistry:
+        return cls([load_model(opt) for opt in options])
+
+    @property
+    def default(self) -> ServedModel:
+        return self.models[0]
+
+    def get(self, name: str | None) -> ServedModel:
+        """The model a request names; the first served model when it names none."""
+        if name is None:
+            return self.default
+        model = self._by_name.get(name)
+        if model is None:
+            raise ModelNotFoundError(name)
+        return model
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.models)
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").lower() in ("1", "true", "yes", "on")
