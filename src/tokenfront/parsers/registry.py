@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import pkgutil
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import TypeVar
@@ -23,8 +24,8 @@ T = TypeVar("T")
 _TOOL_PARSERS: dict[str, type[ToolParser]] = {}
 _REASONING_PARSERS: dict[str, type[ReasoningParser]] = {}
 
-# Modules that define built-in parsers; each registers its specs on import.
-_BUILTIN_MODULES: list[str] = [
+# Packages whose every module defines built-in parsers; each registers its specs on import.
+_BUILTIN_PACKAGES: list[str] = [
     "tokenfront.parsers.reasoning",
     "tokenfront.parsers.tools",
 ]
@@ -62,12 +63,11 @@ def _load_builtins() -> None:
     if _loaded:
         return
     _loaded = True
-    for module in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+    for package_name in _BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{package_name}.{info.name}")
     for group in ("tokenfront.tool_parsers", "tokenfront.reasoning_parsers"):
         for ep in entry_points(group=group):
             try:

@@ -209,6 +209,9 @@ def load_model(options: ModelOptions) -> ServedModel:
             generation_config, options.generation_config
         ),
     )
+    from tokenfront.parsers.pipeline import build_output_parser
+
+    served.parser = build_output_parser(options, tokenizer)
     logger.info(
         "loaded model %s from %s (max_model_len=%d, vocab=%d)",
         served.name,

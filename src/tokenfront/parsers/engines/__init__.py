@@ -1,0 +1,1 @@
+"""Grammar engines the parser specs are written over."""

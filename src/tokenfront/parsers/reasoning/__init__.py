@@ -1,0 +1,1 @@
+"""Reasoning parser specs; every module here registers its parsers on import."""

@@ -1,0 +1,1 @@
+"""Tool-call parser specs; every module here registers its parsers on import."""
