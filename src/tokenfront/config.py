@@ -13,6 +13,10 @@ DEFAULT_MAX_N_SEQUENCES = 16384
 # vLLM's ModelConfig.max_logprobs default.
 DEFAULT_MAX_LOGPROBS = 20
 DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
+# Total size of the request line's headers (names + values) before a 431 answer.
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+# Seconds SIGTERM waits for in-flight requests before closing connections.
+DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 
 
 @dataclass
@@ -58,3 +62,7 @@ class ServerSettings:
     stream_state_key: list[str] = field(default_factory=list)
     engine_url: str | None = None
     workers: int = 1
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT
+    log_format: str = "text"
+    enable_request_id_headers: bool = False
