@@ -66,3 +66,10 @@ class ServerSettings:
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT
     log_format: str = "text"
     enable_request_id_headers: bool = False
+    timeout_keep_alive: int = 5
+    ssl_keyfile: str | None = None
+    ssl_certfile: str | None = None
+    allowed_origins: list[str] = field(default_factory=lambda: ["*"])
+    allowed_methods: list[str] = field(default_factory=lambda: ["*"])
+    allowed_headers: list[str] = field(default_factory=lambda: ["*"])
+    allow_credentials: bool = False
