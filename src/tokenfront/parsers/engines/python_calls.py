@@ -102,11 +102,7 @@ def call_to_tool(call: ast.Call) -> ToolCall:
         raise NotACallList("call target is not a name")
     name = _dotted_name(call.func)
     arguments = {kw.arg: literal_value(kw.value) for kw in call.keywords}
-    return ToolCall(
-        name=name,
-        arguments=json.dumps(arguments, ensure_ascii=False),
-        id=random_tool_call_id(),
-    )
+    return ToolCall(name=name, arguments=json.dumps(arguments, ensure_ascii=False))
 
 
 def calls_in_module(module: ast.Module, *, require_one: bool = False) -> list[ToolCall]:
@@ -248,7 +244,7 @@ def strip_leading_zero_ints(text: str) -> str:
             prev_char = piece[-1:]
             continue
 
-        def fix(match: re.Match[str], piece: str = piece) -> str:
+        def fix(match: re.Match[str], piece: str = piece, prev_char: str = prev_char) -> str:
             token = match.group(0)
             if not token[0].isdigit():
                 return token
@@ -494,7 +490,7 @@ def diff_calls(state: JSONState, calls: list[ToolCall], added: str) -> list[Delt
             deltas.append(
                 DeltaToolCall(
                     index=index,
-                    id=call.id,
+                    id=call.id or random_tool_call_id(),
                     type="function",
                     name=call.name,
                     arguments=arguments,

@@ -1,0 +1,27 @@
+"""`deepseek_v3`: `<｜tool▁call▁begin｜>TYPE<｜tool▁sep｜>NAME` + a ```json fenced body.
+
+Text before the calls section and after its end marker is content.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tokenfront.parsers.engines.separated_calls import MarkerRegexToolParser
+from tokenfront.parsers.registry import tool_parser
+
+
+@tool_parser("deepseek_v3")
+class DeepSeekV3ToolParser(MarkerRegexToolParser):
+    name = "deepseek_v3"
+    supports_required_and_named = False
+    call_regex = re.compile(
+        r"<｜tool▁call▁begin｜>(?P<type>.*)<｜tool▁sep｜>(?P<name>.*)\n```json\n"
+        r"(?P<arguments>[\s\S]*?)\n```<｜tool▁call▁end｜>"
+    )
+    portion_regex = re.compile(
+        r"(?P<type>.*)<｜tool▁sep｜>(?P<name>.*)\n```json\n(?P<arguments>[\s\S]*[^\n`])"
+    )
+    name_regex = re.compile(r"(?P<type>.*)<｜tool▁sep｜>(?P<name>.*)\n")
+    content_after_calls = True
+    model_label = "DeepSeek-V3"

@@ -1,0 +1,24 @@
+"""`deepseek_v31`: `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGUMENTS<｜tool▁call▁end｜>`.
+
+Only the text before the calls section is content.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tokenfront.parsers.engines.separated_calls import MarkerRegexToolParser
+from tokenfront.parsers.registry import tool_parser
+
+
+@tool_parser("deepseek_v31")
+class DeepSeekV31ToolParser(MarkerRegexToolParser):
+    name = "deepseek_v31"
+    supports_required_and_named = False
+    call_regex = re.compile(
+        r"<｜tool▁call▁begin｜>(?P<name>.*?)<｜tool▁sep｜>(?P<arguments>[\s\S]*?)<｜tool▁call▁end｜>"
+    )
+    portion_regex = re.compile(r"(?P<name>.*)<｜tool▁sep｜>(?P<arguments>[\s\S]*)")
+    name_regex = re.compile(r"(?P<name>.*)<｜tool▁sep｜>")
+    content_after_calls = False
+    model_label = "DeepSeek-V3.1"
