@@ -1,0 +1,194 @@
+"""Engine for JSON-style tool calls: JSON objects (or an array of them) after or between markers.
+
+The model formats built on it (llama3/4 JSON, phi-4-mini, xLAM, InternLM, Jamba, Hunyuan-A13B,
+ERNIE 4.5, Granite 4) differ only in where the JSON sits and in a few quirks of how vLLM streams
+the arguments. This module holds what they share:
+
+* JSON helpers with vLLM's exact semantics: `partial_loads` (partial-JSON parsing that stops at
+  extra data), `dumps` (`ensure_ascii=False`, the serialisation every parser re-emits arguments
+  with), `common_prefix`, `intermediate_diff`;
+* `JsonToolParser`, a `ToolParser` whose streaming state is a plain dict. It keeps the text and
+  token bookkeeping vLLM hands its tool parsers (`previous_text`, `current_text`, previous token
+  ids) and the per-call progress lists (`prev` parsed calls, `streamed` argument text) that the
+  end-of-stream flush (`unstreamed_args`) reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import partial_json_parser
+from partial_json_parser.core.exceptions import MalformedJSON
+from partial_json_parser.core.options import Allow
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    JSONState,
+    ToolParser,
+)
+
+ALLOW_ALL = Allow.ALL
+# While a call's name is not yet sent, partial strings are not completed: a name is sent whole.
+ALLOW_NO_PARTIAL_STR = Allow.ALL & ~Allow.STR
+
+__all__ = [
+    "ALLOW_ALL",
+    "ALLOW_NO_PARTIAL_STR",
+    "MalformedJSON",
+    "JsonToolParser",
+    "args_delta",
+    "common_prefix",
+    "dumps",
+    "intermediate_diff",
+    "is_complete_json",
+    "no_calls",
+    "partial_loads",
+]
+
+
+def dumps(value: Any) -> str:
+    """Arguments re-serialised the way vLLM does (`json.dumps(..., ensure_ascii=False)`)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def partial_loads(text: str, flags: Allow) -> tuple[Any, int]:
+    """Parse a possibly unfinished JSON value; with trailing data, the first complete value.
+
+    Returns the value and how many characters it used. Raises `MalformedJSON` when the text
+    cannot start a JSON value and `json.JSONDecodeError` for other syntax errors.
+    """
+    try:
+        return partial_json_parser.loads(text, flags), len(text)
+    except json.JSONDecodeError as exc:
+        if "Extra data" in exc.msg:
+            return json.JSONDecoder().raw_decode(text)
+        raise
+
+
+def is_complete_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def common_prefix(a: str, b: str) -> str:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return a[:n]
+
+
+def _common_suffix_non_alnum(a: str, b: str) -> str:
+    """The shared tail of two strings, stopping at the first alphanumeric character."""
+    n = 0
+    for i in range(1, min(len(a), len(b)) + 1):
+        if a[-i] == b[-i] and not a[-i].isalnum():
+            n = i
+        else:
+            break
+    return a[len(a) - n :] if n else ""
+
+
+def intermediate_diff(cur: str, old: str) -> str:
+    """What `cur` adds in the middle of `old` (shared prefix and closing suffix removed)."""
+    suffix = _common_suffix_non_alnum(cur, old)
+    if suffix:
+        old = _remove_last(old, suffix)
+    prefix = common_prefix(cur, old)
+    diff = cur
+    if suffix:
+        diff = _remove_last(diff, suffix)
+    if prefix:
+        diff = diff.replace(prefix, "", 1)
+    return diff
+
+
+def _remove_last(text: str, part: str) -> str:
+    pos = text.rfind(part)
+    return text if pos < 0 else text[:pos] + text[pos + len(part) :]
+
+
+def no_calls(content: str | None) -> ExtractedToolCalls:
+    return ExtractedToolCalls(tools_called=False, tool_calls=[], content=content)
+
+
+def args_delta(index: int, arguments: str) -> DeltaMessage:
+    """A delta that only extends one call's arguments."""
+    return DeltaMessage(tool_calls=[DeltaToolCall(index=index, arguments=arguments)])
+
+
+def name_delta(index: int, call_id: str, name: str) -> DeltaMessage:
+    """A delta that opens a call: its id, type and whole name."""
+    return DeltaMessage(
+        tool_calls=[DeltaToolCall(index=index, id=call_id, type="function", name=name)]
+    )
+
+
+class JsonToolParser(ToolParser):
+    """Base of the JSON-style parsers: dict state plus vLLM's streaming bookkeeping.
+
+    Subclasses implement `extract_tool_calls` and `step`. `stream` maintains, in the state:
+    `text` (all tool-phase text so far, vLLM's `current_text`), `n_ids` and `last_id` (what the
+    parsers read of `previous_token_ids`), `prev` (vLLM's `prev_tool_call_arr`: the parsed calls
+    as of the last step), `streamed` (argument text already sent, per call), `tool` (index of the
+    call being streamed) and `name_sent`.
+    """
+
+    # vLLM composes this parser's streaming through its own text accumulation (not engine based).
+    engine_based_streaming: ClassVar[bool] = False
+    # The generic JSON handling of tool_choice="required"/named applies to this format.
+    supports_required_and_named: ClassVar[bool] = True
+
+    def initial_state(self) -> JSONState:
+        return {"text": "", "n_ids": 0, "last_id": None, "prev": [], "streamed": [], "tool": -1,
+                "name_sent": False}
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        if not state:
+            state.update(self.initial_state())
+        previous_text = state["text"]
+        current_text = previous_text + delta_text
+        try:
+            return self.step(state, previous_text, current_text, delta_text, list(delta_ids))
+        finally:
+            state["text"] = current_text
+            if delta_ids:
+                state["n_ids"] += len(delta_ids)
+                state["last_id"] = delta_ids[-1]
+
+    def step(
+        self,
+        state: JSONState,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        delta_ids: list[int],
+    ) -> DeltaMessage | None:
+        raise NotImplementedError
+
+    def unstreamed_args(self, state: JSONState) -> str:
+        """Arguments of the last parsed call not yet streamed (vLLM's end-of-stream flush)."""
+        prev = state.get("prev") or []
+        if not prev:
+            return ""
+        index = len(prev) - 1
+        last = prev[index]
+        args = last.get("arguments", {}) if isinstance(last, dict) else {}
+        expected = args if isinstance(args, str) else dumps(args)
+        streamed = state.get("streamed") or []
+        actual = streamed[index] if index < len(streamed) else ""
+        return expected[len(actual) :] if expected.startswith(actual) else ""
+
+    def finish_stream(self, state: JSONState) -> DeltaMessage | None:
+        """What an engine-based parser still holds at the end of the stream."""
+        return None

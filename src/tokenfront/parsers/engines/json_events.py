@@ -1,0 +1,174 @@
+"""An incremental JSON event scanner with a plain-dict state (resumable across stream chunks).
+
+It reports the events of an ijson/yajl-style push parser: `(prefix, event, value)` where
+`prefix` is the dotted path of the value (`""` at the top, `item` for array elements, the key
+for object members), and `event` is one of `start_map`, `end_map`, `start_array`, `end_array`,
+`map_key`, `string`, `number`, `boolean`, `null`. Like yajl, a string (or key) is reported when
+its closing quote arrives and a number only once the character after it arrives; a syntax error
+raises `JSONEventError` and leaves the scanner failed for good.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+JSONEvent = tuple[str, str, Any]
+
+_WS = " \t\r\n"
+_LITERAL_START = "-0123456789tfn"
+_LITERAL_CHARS = set("0123456789+-.eEtruefalsn")
+
+
+class JSONEventError(ValueError):
+    pass
+
+
+def new_scanner() -> dict[str, Any]:
+    # frames: [kind ("map"|"array"), prefix, phase, key]
+    return {"frames": [], "tok": None, "done": False, "failed": False}
+
+
+def _join(prefix: str, part: str) -> str:
+    return f"{prefix}.{part}" if prefix else part
+
+
+def _value_prefix(st: dict[str, Any]) -> str:
+    if not st["frames"]:
+        return ""
+    kind, prefix, _phase, key = st["frames"][-1]
+    return _join(prefix, key if kind == "map" else "item")
+
+
+def _expecting_value(st: dict[str, Any]) -> bool:
+    if not st["frames"]:
+        return not st["done"]
+    kind, _prefix, phase, _key = st["frames"][-1]
+    return phase == "value" or (kind == "array" and phase == "value_or_end")
+
+
+def _value_done(st: dict[str, Any]) -> None:
+    if not st["frames"]:
+        st["done"] = True
+    else:
+        st["frames"][-1][2] = "comma_or_end"
+
+
+def feed(st: dict[str, Any], text: str) -> list[JSONEvent]:
+    """Scan more text; the events it completes, in order."""
+    if st["failed"]:
+        raise JSONEventError("scanner already failed")
+    events: list[JSONEvent] = []
+    try:
+        for ch in text:
+            _char(st, ch, events)
+    except JSONEventError:
+        st["failed"] = True
+        raise
+    return events
+
+
+def _fail(msg: str) -> None:
+    raise JSONEventError(msg)
+
+
+def _finish_literal(st: dict[str, Any], events: list[JSONEvent]) -> None:
+    raw = st["tok"]["buf"]
+    st["tok"] = None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        _fail(f"invalid literal {raw!r}")
+    prefix = _value_prefix(st)
+    if value is None:
+        events.append((prefix, "null", None))
+    elif isinstance(value, bool):
+        events.append((prefix, "boolean", value))
+    else:
+        events.append((prefix, "number", value))
+    _value_done(st)
+
+
+def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
+    tok = st["tok"]
+    if tok is not None and tok["kind"] == "str":
+        if tok["esc"]:
+            tok["esc"] = False
+            tok["buf"] += ch
+        elif ch == "\\":
+            tok["esc"] = True
+            tok["buf"] += ch
+        elif ch == '"':
+            st["tok"] = None
+            try:
+                value = json.loads('"' + tok["buf"] + '"')
+            except ValueError:
+                _fail("invalid string")
+            if tok["key"]:
+                frame = st["frames"][-1]
+                events.append((frame[1], "map_key", value))
+                frame[3] = value
+                frame[2] = "colon"
+            else:
+                events.append((_value_prefix(st), "string", value))
+                _value_done(st)
+        elif ord(ch) < 0x20:
+            _fail("control character in string")
+        else:
+            tok["buf"] += ch
+        return
+    if tok is not None:
+        if ch in _LITERAL_CHARS:
+            tok["buf"] += ch
+            return
+        _finish_literal(st, events)
+    if ch in _WS:
+        return
+    frames = st["frames"]
+    phase = frames[-1][2] if frames else None
+    kind = frames[-1][0] if frames else None
+    if _expecting_value(st):
+        if ch == "{":
+            prefix = _value_prefix(st)
+            events.append((prefix, "start_map", None))
+            frames.append(["map", prefix, "key_or_end", ""])
+        elif ch == "[":
+            prefix = _value_prefix(st)
+            events.append((prefix, "start_array", None))
+            frames.append(["array", prefix, "value_or_end", ""])
+        elif ch == '"':
+            st["tok"] = {"kind": "str", "buf": "", "esc": False, "key": False}
+        elif ch in _LITERAL_START:
+            st["tok"] = {"kind": "lit", "buf": ch}
+        elif ch == "]" and kind == "array" and phase == "value_or_end":
+            closed = frames.pop()
+            events.append((closed[1], "end_array", None))
+            _value_done(st)
+        else:
+            _fail(f"unexpected {ch!r}")
+        return
+    if not frames:
+        _fail("trailing garbage")
+    if kind == "map":
+        if phase in ("key_or_end", "key") and ch == '"':
+            st["tok"] = {"kind": "str", "buf": "", "esc": False, "key": True}
+        elif phase in ("key_or_end", "comma_or_end") and ch == "}":
+            closed = frames.pop()
+            events.append((closed[1], "end_map", None))
+            _value_done(st)
+        elif phase == "colon" and ch == ":":
+            frames[-1][2] = "value"
+        elif phase == "comma_or_end" and ch == ",":
+            frames[-1][2] = "key"
+        else:
+            _fail(f"unexpected {ch!r} in object")
+    else:
+        if phase == "comma_or_end" and ch == "]":
+            closed = frames.pop()
+            events.append((closed[1], "end_array", None))
+            _value_done(st)
+        elif phase == "comma_or_end" and ch == ",":
+            frames[-1][2] = "value"
+        else:
+            _fail(f"unexpected {ch!r} in array")
+

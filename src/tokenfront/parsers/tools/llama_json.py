@@ -1,0 +1,153 @@
+"""Llama 3.x / 4 JSON tool calls: `{"name": ..., "parameters"|"arguments": {...}}`.
+
+Calls may follow `<|python_tag|>` and several are separated by `; `. One-shot parsing decodes
+every top-level JSON object in the text; streaming only treats output that starts with the tag or
+with `{` as a tool call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    ExtractedToolCalls,
+    JSONState,
+    ToolCall,
+    random_tool_call_id,
+)
+from tokenfront.parsers.engines.json_calls import (
+    ALLOW_ALL,
+    ALLOW_NO_PARTIAL_STR,
+    JsonToolParser,
+    MalformedJSON,
+    args_delta,
+    common_prefix,
+    dumps,
+    is_complete_json,
+    name_delta,
+    no_calls,
+    partial_loads,
+)
+from tokenfront.parsers.registry import tool_parser
+
+PYTHON_TAG = "<|python_tag|>"
+CALL_SEPARATOR = "; "
+
+
+class _CallError(Exception):
+    pass
+
+
+@tool_parser("llama3_json", "llama4_json")
+class LlamaJsonToolParser(JsonToolParser):
+    name = "llama3_json"
+
+    def __init__(self, tokenizer: Any, ctx: Any) -> None:
+        super().__init__(tokenizer, ctx)
+        if self.vocab_id(PYTHON_TAG) is None:
+            raise RuntimeError(f"llama3_json needs the {PYTHON_TAG!r} token in the vocabulary")
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        if PYTHON_TAG not in text and "{" not in text:
+            return no_calls(text)
+        decoder = json.JSONDecoder()
+        calls: list[ToolCall] = []
+        end = -1
+        for start, ch in enumerate(text):
+            if ch != "{" or start <= end:
+                continue
+            try:
+                obj, used = decoder.raw_decode(text[start:])
+                end = start + used
+                name = obj["name"]
+                args = obj["arguments"] if "arguments" in obj else obj["parameters"]
+                if not isinstance(name, str):
+                    raise _CallError(name)
+                calls.append(ToolCall(name=name, arguments=dumps(args), id=random_tool_call_id()))
+            except Exception:
+                # Any undecodable object or missing key: the whole output is content.
+                return no_calls(text)
+        if calls:
+            return ExtractedToolCalls(tools_called=True, tool_calls=calls, content=None)
+        return no_calls(text)
+
+    def step(
+        self,
+        state: JSONState,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        delta_ids: list[int],
+    ) -> DeltaMessage | None:
+        if not (current_text.startswith(PYTHON_TAG) or current_text.startswith("{")):
+            return DeltaMessage(content=delta_text)
+        flags = ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR
+        try:
+            return self._advance(state, current_text, flags)
+        except Exception:
+            return None
+
+    def _advance(self, state: JSONState, current_text: str, flags: Any) -> DeltaMessage | None:
+        calls: list[Any] = []
+        complete: list[bool] = []
+        pos = len(PYTHON_TAG) if current_text.startswith(PYTHON_TAG) else 0
+        try:
+            while pos < len(current_text):
+                obj, used = partial_loads(current_text[pos:], flags)
+                complete.append(is_complete_json(current_text[pos : pos + used]))
+                pos += used + len(CALL_SEPARATOR)
+                if "parameters" in obj:
+                    if "arguments" in obj:
+                        raise _CallError("both parameters and arguments")
+                    obj["arguments"] = obj["parameters"]
+                calls.append(obj)
+        except MalformedJSON:
+            return None
+
+        tool = state["tool"]
+        streamed: list[str] = state["streamed"]
+        current = calls[tool] if calls else {}
+        if not calls:
+            return None
+        if len(calls) > tool + 1:
+            # A new call starts: first flush what the previous call's arguments still lack.
+            delta = None
+            if tool >= 0:
+                args = current.get("arguments")
+                if args:
+                    diff = dumps(args)[len(streamed[tool]) :]
+                    delta = args_delta(tool, diff)
+                    streamed[tool] += diff
+            state["tool"] = len(calls) - 1
+            state["name_sent"] = False
+            streamed.append("")
+            return delta
+
+        delta = None
+        if not state["name_sent"]:
+            name = current.get("name")
+            if name:
+                if not isinstance(name, str):
+                    raise _CallError(name)
+                delta = name_delta(tool, random_tool_call_id(), name)
+                state["name_sent"] = True
+        else:
+            args = current.get("arguments")
+            if args:
+                sent = len(streamed[tool])
+                args_json = dumps(args)
+                prev_args = state["prev"][tool].get("arguments")
+                diff = None
+                if complete[tool]:
+                    diff = args_json[sent:]
+                elif prev_args:
+                    prev_json = dumps(prev_args)
+                    if args_json != prev_json:
+                        diff = common_prefix(prev_json, args_json)[sent:]
+                if diff is not None:
+                    delta = args_delta(tool, diff)
+                    streamed[tool] += diff
+        state["prev"] = calls
+        return delta

@@ -1,0 +1,206 @@
+"""xLAM tool calls: a JSON array `[{"name": ..., "arguments": {...}}, ...]`, bare or wrapped.
+
+The array may be the whole output, follow `</think>`, or sit in a ```json block, after
+`[TOOL_CALLS]` or inside `<tool_call>...</tool_call>`. Streaming finds names and argument
+objects with regular expressions over the text so far (vLLM's approach, quirks included).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from typing import Any
+
+from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolCall
+from tokenfront.parsers.engines.json_calls import (
+    JsonToolParser,
+    args_delta,
+    dumps,
+    name_delta,
+    no_calls,
+)
+from tokenfront.parsers.registry import tool_parser
+
+_BLOCK_PATTERNS = [
+    r"```(?:json)?\s*([\s\S]*?)```",
+    r"\[TOOL_CALLS\]([\s\S]*?)(?=\n|$)",
+    r"<tool_call>([\s\S]*?)</tool_call>",
+]
+_THINK_RE = re.compile(r"</think>([\s\S]*)")
+_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
+_PARTIAL_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)')
+_EMPTY_ARGS_RE = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:\s*\{\s*\}')
+_ARGS_RE = re.compile(
+    r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:\s*(\{(?:[^{}]|(?:\{[^{}]*\}))*\})'
+)
+_OPEN_BLOCK_RE = re.compile(r"```(?:json)?\s*([\s\S]*?)(?:```|$)")
+
+
+def _call_id(index: int) -> str:
+    return f"call_{index}_{secrets.token_hex(8)}"
+
+
+def _loads_ok(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def split_output(text: str) -> tuple[str | None, str | None]:
+    """(content, the JSON text that may hold the calls)."""
+    think = _THINK_RE.search(text)
+    if think:
+        content = text[: think.start() + len("</think>")].strip()
+        after = think.group(1).strip()
+        if _loads_ok(after):
+            return content, after
+        for pattern in _BLOCK_PATTERNS:
+            for found in re.findall(pattern, after):
+                if _loads_ok(found):
+                    return content, found
+    for pattern in _BLOCK_PATTERNS:
+        for found in re.findall(pattern, text):
+            if _loads_ok(found):
+                return re.sub(pattern, "", text).strip(), found
+    if text.strip().startswith("["):
+        if _loads_ok(text):
+            return None, text
+        if "{" in text and "name" in text and "arguments" in text:
+            return None, text
+    return text, None
+
+
+@tool_parser("xlam")
+class XLAMToolParser(JsonToolParser):
+    name = "xlam"
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        try:
+            content, calls_text = split_output(text)
+            if not calls_text:
+                return no_calls(content)
+            data = json.loads(calls_text)
+            if not isinstance(data, list):
+                return no_calls(content or text)
+            calls: list[ToolCall] = []
+            for index, call in enumerate(data):
+                if not isinstance(call, dict) or "name" not in call or "arguments" not in call:
+                    continue
+                args = call["arguments"]
+                if not isinstance(call["name"], str):
+                    raise TypeError(call["name"])
+                if isinstance(args, dict):
+                    args = dumps(args)
+                elif not isinstance(args, str):
+                    raise TypeError(args)
+                calls.append(ToolCall(name=call["name"], arguments=args, id=_call_id(index)))
+            return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)
+        except Exception:
+            return no_calls(text)
+
+    def initial_state(self) -> JSONState:
+        state = super().initial_state()
+        state["cur"] = -1
+        state["sent"] = []  # per call: [name sent, "{" sent, arguments sent]
+        return state
+
+    def step(
+        self,
+        state: JSONState,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        delta_ids: list[int],
+    ) -> DeltaMessage | None:
+        stripped = current_text.strip()
+        _content, calls_text = split_output(current_text)
+        has_block = (
+            "```json" in current_text
+            or "```\n[" in current_text
+            or "[TOOL_CALLS]" in current_text
+            or "<tool_call>" in current_text
+        )
+        is_call = (
+            stripped.startswith("[")
+            or stripped.startswith("<tool_call>")
+            or stripped.startswith("[TOOL_CALLS]")
+            or "</think>[" in current_text
+            or calls_text is not None
+            or (has_block and '"name"' in current_text and '"arguments"' in current_text)
+        )
+        if not is_call:
+            return DeltaMessage(content=delta_text)
+        try:
+            return self._advance(state, current_text, calls_text, has_block)
+        except Exception:
+            return DeltaMessage(content=delta_text)
+
+    def _advance(
+        self, state: JSONState, current_text: str, calls_text: str | None, has_block: bool
+    ) -> DeltaMessage | None:
+        try:
+            parsed = json.loads(calls_text if calls_text else current_text)
+            if isinstance(parsed, list):
+                state["prev"] = parsed
+        except json.JSONDecodeError:
+            pass
+        search = calls_text if calls_text else current_text
+        if not calls_text and has_block:
+            block = _OPEN_BLOCK_RE.search(current_text)
+            if block:
+                candidate = block.group(1).strip()
+                if candidate.startswith("[") and '"name"' in candidate and '"arguments"' in candidate:
+                    search = candidate
+        names = list(_NAME_RE.finditer(search))
+        count = len(names)
+        if count == 0:
+            return None
+        sent: list[list[Any]] = state["sent"]
+        while len(sent) < count:
+            sent.append([False, False, ""])
+        cur = state["cur"]
+        if cur == -1 or cur < count - 1:
+            nxt = cur + 1
+            if nxt < count and not sent[nxt][0]:
+                state["cur"] = cur = nxt
+                sent[cur][0] = True
+                return name_delta(cur, _call_id(cur), names[cur].group(1))
+        if not 0 <= cur < count:
+            return None
+        empty = _EMPTY_ARGS_RE.search(search)
+        if empty and empty.start() > 0 and not sent[cur][1]:
+            sent[cur][1] = True
+            sent[cur][2] = "{}"
+            if cur < count - 1:
+                state["cur"] = cur + 1
+            return args_delta(cur, "{}")
+        matches = list(_ARGS_RE.finditer(search))
+        if cur < len(matches):
+            args_text = matches[cur].group(1)
+            if count > 1:
+                try:
+                    tools = json.loads(search)
+                    if isinstance(tools, list) and cur < len(tools):
+                        this = tools[cur]
+                        if isinstance(this.get("arguments"), dict):
+                            args_text = dumps(this["arguments"])
+                        else:
+                            args_text = str(this.get("arguments", "{}"))
+                except (json.JSONDecodeError, KeyError, IndexError):
+                    pass
+            already = sent[cur][2]
+            if not sent[cur][1] and args_text.startswith("{"):
+                sent[cur][1] = True
+                sent[cur][2] = "{"
+                return args_delta(cur, "{")
+            if args_text.startswith(already):
+                diff = args_text[len(already) :]
+                if diff:
+                    sent[cur][2] = args_text
+                    return args_delta(cur, diff)
+            if args_text.endswith("}") and args_text == already and cur < count - 1:
+                state["cur"] = cur + 1
+        return None
