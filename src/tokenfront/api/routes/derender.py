@@ -1,5 +1,124 @@
-"""Routes for derender (being built)."""
+"""Derender routes: `/v1/chat/completions/derender` and `/v1/completions/derender`.
 
-from fastapi import APIRouter
+Both paths take a non-streaming body (`stream` absent or false) or a streaming one
+(`stream: true`, one generate chunk plus the carried `stream_state`), like vLLM.
+"""
 
-router = APIRouter()
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from pydantic import TypeAdapter, ValidationError
+from starlette.responses import Response
+
+from tokenfront.api.body import read_json
+from tokenfront.api.concurrency import run_cpu
+from tokenfront.api.errors import APIError, bad_request, validation_error
+from tokenfront.api.responses import JSONBytesResponse
+from tokenfront.api.state import AppState, app_state
+from tokenfront.derender.chat import derender_chat
+from tokenfront.derender.completion import derender_completion
+from tokenfront.derender.state import StateCodec
+from tokenfront.derender.stream import derender_chat_chunk, derender_completion_chunk
+from tokenfront.protocol.generate import (
+    CHAT_BODY,
+    COMPLETION_BODY,
+    DerenderChatStreamRequest,
+    DerenderCompletionStreamRequest,
+)
+
+_codec_lock = threading.Lock()
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Create the signer at start-up so a missing key is reported right away.
+    state = getattr(app.state, "tokenfront", None)
+    if isinstance(state, AppState):
+        state_codec(app, state)
+    yield
+
+
+router = APIRouter(lifespan=_lifespan)
+
+
+def state_codec(app: FastAPI, state: AppState) -> StateCodec:
+    """The app's stream_state signer, created once (a random key is logged as a warning)."""
+    codec = getattr(app.state, "derender_codec", None)
+    if codec is None:
+        with _codec_lock:
+            codec = getattr(app.state, "derender_codec", None)
+            if codec is None:
+                codec = StateCodec(state.settings.stream_state_key)
+                app.state.derender_codec = codec
+    return codec
+
+
+def _validate(adapter: TypeAdapter[Any], data: Any) -> Any:
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise validation_error(exc) from None
+
+
+def _run(
+    state: AppState,
+    codec: StateCodec,
+    adapter: TypeAdapter[Any],
+    data: Any,
+    plain: Callable[..., dict[str, Any]],
+    streamed: Callable[..., dict[str, Any]],
+    stream_cls: type,
+) -> dict[str, Any]:
+    """Validate, resolve the model and derender, all off the event loop."""
+    body = _validate(adapter, data)
+    model = state.model_for(body.model)
+    try:
+        if isinstance(body, stream_cls):
+            return streamed(model, body, state.settings, codec)
+        return plain(model, body, state.settings)
+    except APIError:
+        raise
+    except (ValueError, TypeError, OverflowError) as exc:
+        # vLLM answers these as the client's 400.
+        raise bad_request(str(exc)) from None
+
+
+@router.post("/v1/chat/completions/derender")
+async def derender_chat_route(request: Request) -> Response:
+    state = app_state(request)
+    data = await read_json(request, state.settings.max_request_bytes)
+    codec = state_codec(request.app, state)
+    result = await run_cpu(
+        _run,
+        state,
+        codec,
+        CHAT_BODY,
+        data,
+        derender_chat,
+        derender_chat_chunk,
+        DerenderChatStreamRequest,
+    )
+    return JSONBytesResponse(result)
+
+
+@router.post("/v1/completions/derender")
+async def derender_completion_route(request: Request) -> Response:
+    state = app_state(request)
+    data = await read_json(request, state.settings.max_request_bytes)
+    codec = state_codec(request.app, state)
+    result = await run_cpu(
+        _run,
+        state,
+        codec,
+        COMPLETION_BODY,
+        data,
+        derender_completion,
+        derender_completion_chunk,
+        DerenderCompletionStreamRequest,
+    )
+    return JSONBytesResponse(result)

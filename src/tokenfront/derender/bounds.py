@@ -1,0 +1,101 @@
+"""Resource bounds checked before any decoding or parsing, with vLLM's messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tokenfront.api.errors import APIError, bad_request
+from tokenfront.protocol.generate import GenerateLogProbs, GenerateTokensResponse
+
+
+def check_response_bounds(
+    responses: Sequence[GenerateTokensResponse],
+    max_n: int,
+    max_model_len: int,
+    max_logprobs: int,
+) -> None:
+    """vLLM's `_validate_derender_bounds`: counts, lengths and top-logprob sizes."""
+    if len(responses) > max_n:
+        raise bad_request(
+            f"generate_responses count ({len(responses)}) exceeds server maximum ({max_n}). "
+            "Set VLLM_MAX_N_SEQUENCES to increase this limit."
+        )
+    for gen in responses:
+        if len(gen.choices) > max_n:
+            raise bad_request(
+                f"choices count ({len(gen.choices)}) in response '{gen.request_id}' "
+                f"exceeds server maximum ({max_n})."
+            )
+        for choice in gen.choices:
+            if choice.token_ids and len(choice.token_ids) > max_model_len:
+                raise bad_request(
+                    f"token_ids length ({len(choice.token_ids)}) in choice {choice.index} "
+                    f"exceeds max_model_len ({max_model_len})."
+                )
+            check_logprobs_bounds(choice.logprobs, choice.index, max_model_len, max_logprobs)
+        if gen.prompt_logprobs and len(gen.prompt_logprobs) > max_model_len:
+            raise bad_request(
+                f"prompt_logprobs length ({len(gen.prompt_logprobs)}) in response "
+                f"'{gen.request_id}' exceeds max_model_len ({max_model_len})."
+            )
+
+
+def check_logprobs_bounds(
+    logprobs: GenerateLogProbs | None, index: int, max_model_len: int, max_logprobs: int
+) -> None:
+    if logprobs is None or not logprobs.content:
+        return
+    if len(logprobs.content) > max_model_len:
+        raise bad_request(
+            f"logprobs.content length ({len(logprobs.content)}) in choice {index} "
+            f"exceeds max_model_len ({max_model_len})."
+        )
+    if max_logprobs < 0:
+        return
+    for entry in logprobs.content:
+        if entry.top_logprobs and len(entry.top_logprobs) > max_logprobs:
+            raise bad_request(
+                f"top_logprobs count ({len(entry.top_logprobs)}) in choice {index} "
+                f"exceeds max_logprobs ({max_logprobs})."
+            )
+
+
+def check_prompt_ids_length(prompt_token_ids: Iterable[Sequence[int] | None], max_model_len: int) -> None:
+    for ids in prompt_token_ids:
+        if ids is not None and len(ids) > max_model_len:
+            raise bad_request(
+                f"prompt_token_ids length ({len(ids)}) exceeds max_model_len ({max_model_len})."
+            )
+
+
+def _first_outside(ids: Iterable[int], vocab_size: int) -> int | None:
+    for tid in ids:
+        if not 0 <= tid < vocab_size:
+            return tid
+    return None
+
+
+def check_vocab(ids: Iterable[int] | None, vocab_size: int, what: str) -> None:
+    """Token ids the tokenizer does not know are a client error (400), never a 500."""
+    if ids is None:
+        return
+    bad = _first_outside(ids, vocab_size)
+    if bad is not None:
+        raise vocab_error(bad, vocab_size, what)
+
+
+def check_logprob_vocab(logprobs: GenerateLogProbs | None, vocab_size: int) -> None:
+    if logprobs is None or not logprobs.content:
+        return
+    for entry in logprobs.content:
+        if not 0 <= entry.token_id < vocab_size:
+            raise vocab_error(entry.token_id, vocab_size, "logprobs.content[].token_id")
+        for top in entry.top_logprobs:
+            if not 0 <= top.token_id < vocab_size:
+                raise vocab_error(top.token_id, vocab_size, "logprobs top_logprobs[].token_id")
+
+
+def vocab_error(token_id: int, vocab_size: int, what: str) -> APIError:
+    return bad_request(
+        f"{what} contains token id {token_id}, outside the vocabulary (size {vocab_size})."
+    )

@@ -1,0 +1,295 @@
+"""The token-in/token-out wire shapes derender accepts, validated the way vLLM 0.33.0 does.
+
+`GenerateTokensResponse` / `GenerateTokensStreamResponse` are what a generate server
+answers (`output_mode="tokens"`); the derender request bodies wrap one of them plus the
+caller's render-step facts.  A body is parsed as "non-streaming" or "streaming" on the
+`stream` literal, so the same bodies fail (400) as on vLLM.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    NonNegativeInt,
+    TypeAdapter,
+    field_validator,
+    model_validator,
+)
+
+from tokenfront.protocol.requests import ChatCompletionRequest, CompletionRequest, new_request_id
+
+# vLLM bounds a carried detokenization window to this many token strings.
+MAX_STATE_WINDOW = 1024
+# ... and the byte-fallback logprob context to this many ids.
+LOGPROB_CONTEXT_WINDOW = 4
+
+
+class _OpenAIModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class PromptTokenUsageInfo(_OpenAIModel):
+    cached_tokens: int | None = None
+    created_cache_tokens: int | None = None
+    multimodal_tokens: dict[str, int] | None = None
+
+
+class CompletionTokenUsageInfo(_OpenAIModel):
+    reasoning_tokens: int = 0
+
+
+class UsageInfo(_OpenAIModel):
+    prompt_tokens: int = 0
+    total_tokens: int = 0
+    completion_tokens: int | None = 0
+    prompt_tokens_details: PromptTokenUsageInfo | None = None
+    completion_tokens_details: CompletionTokenUsageInfo | None = None
+
+
+class SpeculativeDecodingMetrics(_OpenAIModel):
+    mean_acceptance_length: float
+    draft_acceptance_rate: float
+    acceptance_histogram: list[int]
+    num_spec_steps: int
+    num_accepted_draft_tokens: int
+    num_draft_tokens: int
+    num_spec_tokens: int
+    per_step_accepted: list[int] | None = None
+    per_step_drafted: list[int] | None = None
+
+
+class PerRequestMetrics(_OpenAIModel):
+    time_to_first_token_ms: float | None = None
+    generation_time_ms: float | None = None
+    queue_time_ms: float | None = None
+    mean_itl_ms: float | None = None
+    tokens_per_second: float | None = None
+    speculative_decoding: SpeculativeDecodingMetrics | None = None
+
+
+class PlaceholderRangeInfo(BaseModel):
+    offset: int = Field(ge=0)
+    length: int = Field(gt=0)
+
+
+@dataclasses.dataclass
+class WeightVersionSpan:
+    version: str
+    start: int
+    end: int
+
+
+@dataclasses.dataclass
+class Logprob:
+    """One prompt-logprob entry, passed through unchanged."""
+
+    logprob: float
+    rank: int | None = None
+    decoded_token: str | None = None
+
+
+class GenerateLogProb(BaseModel):
+    token_id: int
+    logprob: float
+    rank: int | None = None
+
+
+class GenerateLogProbsContent(GenerateLogProb):
+    top_logprobs: list[GenerateLogProb] = []
+
+
+class GenerateLogProbs(BaseModel):
+    content: list[GenerateLogProbsContent] | None = None
+
+
+def _no_negative_ids(value: list[int] | None) -> list[int] | None:
+    if value is not None and any(t < 0 for t in value):
+        raise ValueError("token_ids must not contain negative values")
+    return value
+
+
+class GenerateTokensChoice(BaseModel):
+    index: int
+    finish_reason: str | None = "stop"
+    stop_reason: int | str | None = None
+    token_ids: list[int] | None = None
+    routed_experts: str | None = None
+    sampling_mask: list[list[int]] | None = None
+    weight_versions: list[WeightVersionSpan] | None = None
+    logprobs: GenerateLogProbs | None = None
+
+    @field_validator("token_ids")
+    @classmethod
+    def _check_ids(cls, value: list[int] | None) -> list[int] | None:
+        return _no_negative_ids(value)
+
+
+class GenerateTokensStreamChoice(BaseModel):
+    index: int
+    finish_reason: str | None = None
+    stop_reason: int | str | None = None
+    token_ids: list[int] | None = None
+    routed_experts: str | None = None
+    sampling_mask: list[list[int]] | None = None
+    weight_versions: list[WeightVersionSpan] | None = None
+    logprobs: GenerateLogProbs | None = None
+
+
+class GenerateTokensResponse(BaseModel):
+    request_id: str = Field(default_factory=new_request_id)
+    model: str | None = None
+    created: int | None = None
+    usage: UsageInfo | None = None
+    prompt_logprobs: list[dict[int, Logprob] | None] | None = None
+    prompt_token_id_logprobs: str | None = None
+    prompt_token_ids: list[NonNegativeInt] | None = None
+    mm_placeholders: dict[str, list[PlaceholderRangeInfo]] | None = None
+    metrics: PerRequestMetrics | None = None
+    kv_transfer_params: dict[str, Any] | None = None
+    ec_transfer_params: dict[str, Any] | None = None
+    output_mode: Literal["tokens"] = "tokens"
+    choices: list[GenerateTokensChoice]
+
+
+class GenerateTokensStreamResponse(BaseModel):
+    request_id: str = Field(default_factory=new_request_id)
+    usage: UsageInfo | None = None
+    prompt_token_ids: list[NonNegativeInt] | None = None
+    mm_placeholders: dict[str, list[PlaceholderRangeInfo]] | None = None
+    metrics: PerRequestMetrics | None = None
+    output_mode: Literal["tokens"] = "tokens"
+    choices: list[GenerateTokensStreamChoice]
+
+
+class VllmStreamState(BaseModel):
+    """vLLM's plain-JSON `DerenderStreamState`, accepted for compatibility.
+
+    tokenfront answers an opaque signed string instead; a dict in this shape is
+    validated with vLLM's rules so malformed ones fail the same way.
+    """
+
+    prev_tokens: list[str] = Field(default_factory=list)
+    prefix_offset: int = Field(default=0, ge=0)
+    read_offset: int = Field(default=0, ge=0)
+    role_sent: bool = False
+    logprob_context_token_ids: list[int] = Field(
+        default_factory=list, max_length=LOGPROB_CONTEXT_WINDOW
+    )
+    logprob_text_offset: int = Field(default=0, ge=0)
+    output_token_ids: list[int] = Field(default_factory=list)
+    output_chunk_lens: list[Annotated[int, Field(gt=0)]] = Field(default_factory=list)
+    tools_streamed: bool = False
+    last_tool_call_ids: list[str] = Field(default_factory=list)
+
+    @field_validator("prev_tokens")
+    @classmethod
+    def _bound_prev_tokens(cls, value: list[str]) -> list[str]:
+        if len(value) > MAX_STATE_WINDOW:
+            raise ValueError(
+                f"prev_tokens length ({len(value)}) exceeds maximum ({MAX_STATE_WINDOW})"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _chunk_lens_sum(self) -> VllmStreamState:
+        total = sum(self.output_chunk_lens)
+        if total != len(self.output_token_ids):
+            raise ValueError(
+                "output_chunk_lens must sum to len(output_token_ids) "
+                f"(got sum={total}, len(output_token_ids)={len(self.output_token_ids)})"
+            )
+        return self
+
+
+StreamStateField = str | VllmStreamState | None
+
+
+class DerenderChatRequest(BaseModel):
+    stream: Literal[False] = False
+    model: str | None = None
+    generate_response: GenerateTokensResponse
+    prompt_tokens: int | None = None
+    prompt_token_ids: list[NonNegativeInt] | None = None
+    chat_request: ChatCompletionRequest | None = None
+
+
+class DerenderCompletionRequest(BaseModel):
+    stream: Literal[False] = False
+    model: str | None = None
+    generate_responses: list[GenerateTokensResponse]
+    prompt_tokens: list[int] | None = None
+    prompt_token_ids: list[list[NonNegativeInt] | None] | None = None
+    completion_request: CompletionRequest | None = None
+
+    @model_validator(mode="after")
+    def _parallel_lengths(self) -> DerenderCompletionRequest:
+        n = len(self.generate_responses)
+        if self.prompt_tokens is not None and len(self.prompt_tokens) != n:
+            raise ValueError(
+                f"prompt_tokens length ({len(self.prompt_tokens)}) must equal "
+                f"generate_responses length ({n})"
+            )
+        if self.prompt_token_ids is not None and len(self.prompt_token_ids) != n:
+            raise ValueError(
+                f"prompt_token_ids length ({len(self.prompt_token_ids)}) must "
+                f"equal generate_responses length ({n})"
+            )
+        return self
+
+
+class DerenderChatStreamRequest(BaseModel):
+    stream: Literal[True]
+    model: str | None = None
+    generate_chunk: GenerateTokensStreamResponse
+    stream_state: StreamStateField = None
+    prompt_tokens: int | None = None
+    prompt_token_ids: list[NonNegativeInt] | None = None
+    chat_request: ChatCompletionRequest | None = None
+
+
+class DerenderCompletionStreamRequest(BaseModel):
+    stream: Literal[True]
+    model: str | None = None
+    generate_chunk: GenerateTokensStreamResponse
+    stream_state: StreamStateField = None
+    prompt_tokens: int | None = None
+    prompt_token_ids: list[NonNegativeInt] | None = None
+    completion_request: CompletionRequest | None = None
+
+
+DerenderChatBody = DerenderChatRequest | DerenderChatStreamRequest
+DerenderCompletionBody = DerenderCompletionRequest | DerenderCompletionStreamRequest
+
+CHAT_BODY: TypeAdapter[DerenderChatBody] = TypeAdapter(DerenderChatBody)
+COMPLETION_BODY: TypeAdapter[DerenderCompletionBody] = TypeAdapter(DerenderCompletionBody)
+
+
+def dump_prompt_logprobs(value: list[dict[int, Logprob] | None] | None) -> Any:
+    """Prompt logprobs as vLLM serialises them (string keys, every field)."""
+    if value is None:
+        return None
+    out: list[Any] = []
+    for position in value:
+        if position is None:
+            out.append(None)
+            continue
+        out.append(
+            {
+                str(tid): {
+                    "logprob": lp.logprob,
+                    "rank": lp.rank,
+                    "decoded_token": lp.decoded_token,
+                }
+                for tid, lp in position.items()
+            }
+        )
+    return out
+
+
+def dump_model(value: BaseModel | None) -> Any:
+    return None if value is None else value.model_dump(mode="json")

@@ -1,0 +1,240 @@
+"""Incremental detokenization with a bounded window, equivalent to vLLM's derender decoding.
+
+vLLM's derender decodes output ids one at a time from a small window of token strings
+(`prefix_offset`..`read_offset`) seeded from the tail of the prompt.  Decoding the prefix
+and the whole window and emitting only the difference defeats decoder clean-ups that
+depend on neighbours (SentencePiece leading spaces, byte-fallback pieces); text ending in
+U+FFFD is held back until the multi-byte character completes.  After each token the
+window is trimmed to what is still read, so it never grows with the output.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# How many trailing prompt tokens seed the window (plus two, in case some are special).
+SEED_WINDOW = 5
+SEED_IDS = SEED_WINDOW + 2
+REPLACEMENT_CHAR = "\ufffd"
+
+
+class TokenizerView:
+    """Facts about one tokenizer, computed once (special ids, added vocab, decoder...)."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.length = len(tokenizer)
+        self.special_ids = frozenset(int(i) for i in getattr(tokenizer, "all_special_ids", ()))
+        self.special_tokens = frozenset(getattr(tokenizer, "all_special_tokens", ()))
+        try:
+            self.added_vocab = frozenset(tokenizer.get_added_vocab())
+        except Exception:
+            self.added_vocab = frozenset()
+        self.is_fast = bool(getattr(tokenizer, "is_fast", True))
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        self._backend = backend
+        self._decoder = backend.decoder if backend is not None else None
+        # vLLM's engine uses its "fast" detokenizer rules for tokenizers backed by `tokenizers`.
+        self.fast_detokenizer = _is_tokenizers_backend(tokenizer)
+        self.space_marker = _leading_space_marker(backend)
+        self._single_cache: dict[int, str] = {}
+        self._lock = threading.Lock()
+
+    # ---- id -> token string
+    def id_to_token(self, token_id: int) -> str | None:
+        if self._backend is not None:
+            return self._backend.id_to_token(token_id)
+        token = self.tokenizer.convert_ids_to_tokens(token_id)
+        return token if isinstance(token, str) else None
+
+    def ids_to_tokens(self, token_ids: Sequence[int], skip_special_tokens: bool) -> list[str]:
+        """`convert_ids_to_tokens` with unknown ids as "" (vLLM's guard)."""
+        out: list[str] = []
+        skip = self.special_ids if skip_special_tokens else ()
+        for tid in token_ids:
+            if tid in skip:
+                continue
+            token = self.id_to_token(tid)
+            out.append(token if token is not None else "")
+        return out
+
+    # ---- tokens -> text
+    def tokens_to_string(self, tokens: list[str]) -> str:
+        if self._backend is not None:
+            if self._decoder is not None:
+                return self._decoder.decode(tokens)
+            return " ".join(tokens)
+        return self.tokenizer.convert_tokens_to_string(tokens)
+
+    def tokens_to_string_with_added(
+        self, tokens: list[str], skip_special_tokens: bool, spaces_between_special_tokens: bool
+    ) -> str:
+        """The slow-tokenizer join: added tokens stay verbatim, runs between them are decoded."""
+        parts: list[str] = []
+        run: list[str] = []
+        specials = self.special_tokens if skip_special_tokens else frozenset()
+        for token in tokens:
+            if token in specials:
+                continue
+            if token in self.added_vocab:
+                if run:
+                    parts.append(self.tokens_to_string(run))
+                    run = []
+                parts.append(token)
+            else:
+                run.append(token)
+        if run:
+            parts.append(self.tokens_to_string(run))
+        return (" " if spaces_between_special_tokens else "").join(parts)
+
+    # ---- plain decode
+    def decode(self, token_ids: Sequence[int]) -> str:
+        return str(self.tokenizer.decode(list(token_ids)))
+
+    def decode_single(self, token_id: int) -> str:
+        """`decode([id])`, cached (bounded by the vocabulary size)."""
+        cached = self._single_cache.get(token_id)
+        if cached is None:
+            cached = str(self.tokenizer.decode([token_id]) or "")
+            if 0 <= token_id < self.length:
+                self._single_cache[token_id] = cached
+        return cached
+
+    def token_strings(self, token_ids: Sequence[int]) -> list[str | None]:
+        """Each id decoded on its own, SentencePiece leading spaces restored; None if unknown."""
+        out: list[str | None] = []
+        marker = self.space_marker
+        for tid in token_ids:
+            piece = self.id_to_token(tid) if 0 <= tid < 2**32 else None
+            if piece is None:
+                out.append(None)
+                continue
+            text = self.decode_single(tid)
+            if marker is not None:
+                text = _restore_leading_spaces(piece, text, marker)
+            out.append(text)
+        return out
+
+
+def _is_tokenizers_backend(tokenizer: Any) -> bool:
+    try:
+        from transformers import TokenizersBackend
+    except Exception:  # pragma: no cover - older transformers
+        return bool(getattr(tokenizer, "is_fast", False))
+    return isinstance(tokenizer, TokenizersBackend)
+
+
+def _leading_space_marker(backend: Any) -> str | None:
+    """The Metaspace replacement character, if the pre-tokenizer is (or contains) Metaspace."""
+    if backend is None:
+        return None
+    try:
+        config = json.loads(backend.to_str())
+    except Exception:
+        return None
+    pre = config.get("pre_tokenizer") or {}
+    if pre.get("type") == "Metaspace":
+        return str(pre.get("replacement", "\u2581"))
+    if pre.get("type") == "Sequence":
+        for sub in pre.get("pretokenizers") or ():
+            if isinstance(sub, dict) and sub.get("type") == "Metaspace":
+                return str(sub.get("replacement", "\u2581"))
+    return None
+
+
+def _restore_leading_spaces(piece: str, text: str, marker: str) -> str:
+    markers = len(piece) - len(piece.lstrip(marker))
+    if markers == 0:
+        return text
+    present = len(text) - len(text.lstrip(" "))
+    missing = markers - present
+    return " " * missing + text if missing > 0 else text
+
+
+_VIEW_ATTR = "_tokenfront_view"
+_view_lock = threading.Lock()
+
+
+def tokenizer_view(tokenizer: Any) -> TokenizerView:
+    """The cached `TokenizerView` of a tokenizer."""
+    view = getattr(tokenizer, _VIEW_ATTR, None)
+    if isinstance(view, TokenizerView):
+        return view
+    with _view_lock:
+        view = getattr(tokenizer, _VIEW_ATTR, None)
+        if not isinstance(view, TokenizerView):
+            view = TokenizerView(tokenizer)
+            try:
+                setattr(tokenizer, _VIEW_ATTR, view)
+            except Exception:  # pragma: no cover - frozen objects
+                pass
+        return view
+
+
+@dataclass
+class DetokWindow:
+    """The trailing token strings still read by incremental decoding, and its two offsets."""
+
+    tokens: list[str] = field(default_factory=list)
+    prefix_offset: int = 0
+    read_offset: int = 0
+
+    def copy(self) -> DetokWindow:
+        return DetokWindow(list(self.tokens), self.prefix_offset, self.read_offset)
+
+
+def seed_window(
+    view: TokenizerView, prompt_token_ids: Sequence[int] | None, skip_special_tokens: bool
+) -> DetokWindow:
+    """The window primed with the prompt tail (empty without a prompt)."""
+    if not prompt_token_ids:
+        return DetokWindow()
+    tokens = view.ids_to_tokens(list(prompt_token_ids[-SEED_IDS:]), skip_special_tokens)
+    read = len(tokens)
+    return DetokWindow(tokens, max(read - SEED_WINDOW, 0), read)
+
+
+def detokenize_delta(
+    view: TokenizerView,
+    window: DetokWindow,
+    token_ids: Sequence[int],
+    skip_special_tokens: bool,
+    spaces_between_special_tokens: bool,
+) -> tuple[str, DetokWindow]:
+    """Decode `token_ids` after `window`; returns the new text and the advanced window."""
+    tokens = window.tokens
+    prefix = window.prefix_offset
+    read = window.read_offset
+    use_plain = view.is_fast or not view.added_vocab
+    parts: list[str] = []
+    for tid in token_ids:
+        if 0 <= tid < view.length:
+            new = view.ids_to_tokens((tid,), skip_special_tokens)
+        else:
+            new = [""]
+        start = min(prefix, read, len(tokens))
+        current = tokens[start:] + new
+        lo, hi = prefix - start, read - start
+        if use_plain:
+            prefix_text = view.tokens_to_string(current[lo:hi])
+            full_text = view.tokens_to_string(current[lo:])
+        else:
+            prefix_text = view.tokens_to_string_with_added(
+                current[lo:hi], skip_special_tokens, spaces_between_special_tokens
+            )
+            full_text = view.tokens_to_string_with_added(
+                current[lo:], skip_special_tokens, spaces_between_special_tokens
+            )
+        total = len(tokens) + len(new)
+        if len(full_text) > len(prefix_text) and not full_text.endswith(REPLACEMENT_CHAR):
+            parts.append(full_text[len(prefix_text) :])
+            prefix, read = read, total
+        # Keep only what the next step can still read, rebased to the new prefix.
+        tokens = (tokens + new)[prefix:]
+        read -= prefix
+        prefix = 0
+    return "".join(parts), DetokWindow(tokens, prefix, read)
