@@ -1,0 +1,204 @@
+"""Typing raw (string) tool-call arguments from the tool's JSON schema, as vLLM does.
+
+XML-style formats carry every argument as text; the request's tool schema decides whether a
+value becomes null, an integer, a number, a boolean, an object/array or stays a string.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+_ALIASES = {
+    "str": "string", "text": "string", "varchar": "string", "char": "string", "enum": "string",
+    "int": "integer", "int32": "integer", "int64": "integer", "uint": "integer",
+    "uint32": "integer", "uint64": "integer", "long": "integer", "short": "integer",
+    "unsigned": "integer", "float": "number", "float32": "number", "float64": "number",
+    "double": "number", "bool": "boolean", "dict": "object", "arr": "array", "list": "array",
+    "sequence": "array",
+}  # fmt: skip
+
+_PRIORITY = ("null", "integer", "number", "boolean", "object", "array", "string")
+
+
+def schema_types(schema: Any) -> list[str]:
+    """Every type a schema admits (`type`, `enum` values, `anyOf`/`oneOf`/`allOf`); default string."""
+    if not isinstance(schema, dict):
+        return ["string"]
+    types: set[str] = set()
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        types.add(declared)
+    elif isinstance(declared, list):
+        types.update(t for t in declared if isinstance(t, str))
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        types.update(t for t in map(_json_type_of, enum) if t)
+    for key in ("anyOf", "oneOf", "allOf"):
+        choices = schema.get(key)
+        if isinstance(choices, list):
+            for choice in choices:
+                types.update(schema_types(choice))
+    return list(types) if types else ["string"]
+
+
+def _json_type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return ""
+
+
+def is_finite_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def coerce_text(value: str, types: str | list[str]) -> Any:
+    """Best-effort conversion of one raw value; falls back to the string itself (same object)."""
+    wanted = {
+        _ALIASES.get(t.strip().lower(), t.strip().lower())
+        for t in ([types] if isinstance(types, str) else types)
+    }
+    for candidate in _PRIORITY:
+        if candidate not in wanted:
+            continue
+        if candidate == "null":
+            if value.lower() == "null":
+                return None
+        elif candidate == "string":
+            return value
+        elif candidate == "integer":
+            try:
+                return int(value)
+            except (ValueError, TypeError):
+                pass
+        elif candidate == "number":
+            try:
+                return int(value)
+            except (ValueError, TypeError):
+                pass
+            try:
+                number = float(value)
+            except (ValueError, TypeError):
+                continue
+            if math.isfinite(number):
+                return number if number != int(number) else int(number)
+        elif candidate == "boolean":
+            lowered = value.lower().strip()
+            if lowered in ("true", "1"):
+                return True
+            if lowered in ("false", "0"):
+                return False
+        else:  # object / array
+            try:
+                parsed = json.loads(value)
+            except (ValueError, TypeError):
+                continue
+            if is_finite_json(parsed):
+                return parsed
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return parsed if is_finite_json(parsed) else value
+
+
+def _coerce_value(value: Any, schema: dict[str, Any]) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        coerced = coerce_text(value, schema_types(schema))
+        return (coerced, True) if coerced is not value else (value, False)
+    if isinstance(value, dict):
+        nested = schema.get("properties")
+        if isinstance(nested, dict):
+            return value, coerce_object(value, nested)
+        return value, False
+    if isinstance(value, list):
+        items = schema.get("items")
+        changed = False
+        if isinstance(items, dict):
+            for i, item in enumerate(value):
+                coerced, item_changed = _coerce_value(item, items)
+                if item_changed:
+                    value[i] = coerced
+                    changed = True
+        return value, changed
+    coerced = coerce_text(json.dumps(value, ensure_ascii=False), schema_types(schema))
+    if type(coerced) is not type(value) or coerced != value:
+        return coerced, True
+    return value, False
+
+
+def coerce_object(args: dict[str, Any], properties: dict[str, Any]) -> bool:
+    """Coerce `args` in place by the `properties` schemas; whether anything changed."""
+    changed = False
+    for key, value in args.items():
+        prop = properties.get(key)
+        if not isinstance(prop, dict):
+            continue
+        coerced, value_changed = _coerce_value(value, prop)
+        if value_changed:
+            args[key] = coerced
+            changed = True
+    return changed
+
+
+def tool_properties(tools: list[dict[str, Any]] | None, name: str) -> Any:
+    """The `properties` of the named function tool's parameters ({} when unknown)."""
+    for tool in tools or ():
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function")
+        if not isinstance(function, dict) or function.get("name") != name:
+            continue
+        params = function.get("parameters") or {}
+        return params.get("properties", {}) if isinstance(params, dict) else {}
+    return {}
+
+
+def has_tool(tools: list[dict[str, Any]] | None, name: str) -> bool:
+    for tool in tools or ():
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("name") == name:
+            return True
+    return False
+
+
+def type_arguments(args_json: str, tools: list[dict[str, Any]] | None, name: str) -> str:
+    """Re-type a converted arguments object by the tool schema; unchanged text when nothing moves."""
+    if not tools or not name:
+        return args_json
+    try:
+        args = json.loads(args_json)
+    except ValueError:
+        return args_json
+    if not isinstance(args, dict):
+        return args_json
+    properties = tool_properties(tools, name)
+    if not properties:
+        return args_json
+    if coerce_object(args, properties):
+        return json.dumps(args, ensure_ascii=False)
+    return args_json
+
+
+def streamable_string_keys(properties: Any) -> list[str] | None:
+    """Keys whose values are always strings (safe to stream open); None without a schema."""
+    if not properties or not isinstance(properties, dict):
+        return None
+    return [key for key, schema in properties.items() if set(schema_types(schema)) == {"string"}]

@@ -1,0 +1,190 @@
+"""Argument bodies of XML-style tool calls: raw markup -> JSON object text.
+
+Each codec converts the raw argument markup of one call (complete, or cut off while
+streaming) into a JSON object of string values, and can follow an open trailing value so a
+streamed delta that only extends it is escaped and appended without re-converting. The
+"open value" follower keeps its state in a plain dict.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+import regex
+
+OpenValue = dict[str, Any]
+
+
+def _escape(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _dump(params: dict[str, Any]) -> str:
+    return json.dumps(params, ensure_ascii=False)
+
+
+def _end_window(text: str, value_end: regex.Pattern[str]) -> str:
+    """The tail of `text` that could still grow into a value terminator."""
+    start = text.rfind("<")
+    if start == -1:
+        return ""
+    tail = text[start:]
+    return tail if value_end.fullmatch(tail, partial=True) else ""
+
+
+class ArgCodec(Protocol):
+    def convert(self, raw: str, partial: bool) -> str: ...
+
+    def open_value(self, raw: str) -> OpenValue | None: ...
+
+    def extend(self, state: OpenValue, delta: str) -> str | None: ...
+
+
+class EqualsParamCodec:
+    """`<parameter=NAME>VALUE</parameter>` (Qwen3-Coder, Seed-OSS); one wrapping newline trimmed."""
+
+    _param = regex.compile(
+        r"<\s*parameter\s*=\s*([^>]*)>(.*?)(?:<\s*/\s*parameter\s*>|(?=<\s*parameter\s*=))",
+        regex.DOTALL,
+    )
+    _open = regex.compile(r"<\s*parameter\s*=\s*([^>]+)>(.*)$", regex.DOTALL)
+    _value_end = regex.compile(r"<\s*/\s*parameter\s*>|<\s*parameter\s*=")
+
+    @staticmethod
+    def _trim(value: str) -> str:
+        if value.startswith("\n"):
+            value = value[1:]
+        if value.endswith("\n"):
+            value = value[:-1]
+        return value
+
+    def convert(self, raw: str, partial: bool) -> str:
+        params: dict[str, Any] = {}
+        for m in self._param.finditer(raw):
+            params[m.group(1)] = self._trim(m.group(2))
+        if partial:
+            m = self._open.search(self._param.sub("", raw))
+            if m and m.group(1):
+                params[m.group(1)] = self._trim(m.group(2))
+        return _dump(params)
+
+    def open_value(self, raw: str) -> OpenValue | None:
+        m = self._open.search(self._param.sub("", raw))
+        if m is None:
+            return None
+        name, value = m.group(1), m.group(2)
+        if any(done.group(1) == name for done in self._param.finditer(raw)):
+            return None  # a repeated key keeps its first position
+        held = "\n" if value.endswith("\n") and value != "\n" else ""
+        return {"window": _end_window(value, self._value_end), "started": bool(value), "held": held}
+
+    def extend(self, state: OpenValue, delta: str) -> str | None:
+        text = state["window"] + delta
+        if self._value_end.search(text):
+            return None
+        state["window"] = _end_window(text, self._value_end)
+        text = state["held"] + delta
+        if not state["started"] and text:
+            state["started"] = True
+            text = text.removeprefix("\n")
+        state["held"] = "\n" if text.endswith("\n") else ""
+        return _escape(text[: len(text) - len(state["held"])])
+
+
+class KeyValueCodec:
+    """`<arg_key>K</arg_key><arg_value>V</arg_value>` (GLM-4.5/4.7); values verbatim."""
+
+    _pair = regex.compile(
+        r"<arg_key>(?P<key>.*?)</arg_key>\s*<arg_value>(?P<value>.*?)</arg_value>", regex.DOTALL
+    )
+    _open = regex.compile(
+        r"<arg_key>(?P<key>.*?)</arg_key>\s*<arg_value>(?P<value>.*)$", regex.DOTALL
+    )
+    _close = "</arg_value>"
+
+    def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], str | None]:
+        params: dict[str, Any] = {}
+        for m in self._pair.finditer(raw):
+            params[m.group("key").strip()] = m.group("value")
+        open_key = None
+        if partial:
+            m = self._open.search(self._pair.sub("", raw))
+            if m:
+                key = m.group("key").strip()
+                if key:
+                    params[key] = m.group("value")
+                    open_key = key
+        return params, open_key
+
+    def convert(self, raw: str, partial: bool) -> str:
+        return _dump(self._parse(raw, partial)[0])
+
+    def open_value(self, raw: str) -> OpenValue | None:
+        params, open_key = self._parse(raw, True)
+        if open_key is None or next(reversed(params)) != open_key:
+            return None
+        return {"tail": raw[-(len(self._close) - 1) :]}
+
+    def extend(self, state: OpenValue, delta: str) -> str | None:
+        text = state["tail"] + delta
+        if self._close in text:
+            return None
+        state["tail"] = text[-(len(self._close) - 1) :]
+        return _escape(delta)
+
+
+class NamedParamCodec:
+    """`<parameter name="NAME">VALUE</parameter>` (MiniMax-M2); values verbatim."""
+
+    _name = r"(?:\"(?P<dq_name>[^\"]*)\"|'(?P<sq_name>[^']*)'|(?P<bare_name>[^>\s]+))"
+    _param = regex.compile(
+        r"<\s*parameter\s+name\s*=\s*" + _name + r"\s*>(?P<value>.*?)"
+        r"(?:<\s*/\s*parameter\s*>|(?=<\s*parameter\s+name\s*=))",
+        regex.DOTALL,
+    )
+    _open = regex.compile(
+        r"<\s*parameter\s+name\s*=\s*" + _name + r"\s*>(?P<value>.*)$", regex.DOTALL
+    )
+    _value_end = regex.compile(r"<\s*/\s*parameter\s*>|<\s*parameter\s+name\s*=")
+
+    @staticmethod
+    def _param_name(m: regex.Match[str]) -> str:
+        return (m.group("dq_name") or m.group("sq_name") or m.group("bare_name") or "").strip()
+
+    def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], regex.Match[str] | None]:
+        params: dict[str, Any] = {}
+        for m in self._param.finditer(raw):
+            name = self._param_name(m)
+            if name:
+                params[name] = m.group("value")
+        open_match = None
+        if partial:
+            m = self._open.search(self._param.sub("", raw))
+            if m:
+                name = self._param_name(m)
+                if name:
+                    params[name] = m.group("value")
+                    open_match = m
+        return params, open_match
+
+    def convert(self, raw: str, partial: bool) -> str:
+        return _dump(self._parse(raw, partial)[0])
+
+    def open_value(self, raw: str) -> OpenValue | None:
+        params, m = self._parse(raw, True)
+        if m is None or next(reversed(params)) != self._param_name(m):
+            return None
+        bare = m.group("bare_name")
+        if self._value_end.search(m.string, 0, m.start()) or (
+            bare is not None and bare[0] in "\"'"
+        ):
+            return None
+        return {"window": _end_window(m.group("value"), self._value_end)}
+
+    def extend(self, state: OpenValue, delta: str) -> str | None:
+        text = state["window"] + delta
+        if self._value_end.search(text):
+            return None
+        state["window"] = _end_window(text, self._value_end)
+        return _escape(delta)

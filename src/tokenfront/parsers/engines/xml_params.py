@@ -1,0 +1,674 @@
+"""The grammar engine for XML-style function/parameter markup with schema-typed arguments.
+
+A model format is a `Grammar`: literal terminals (some also recognised by token id), a state
+machine `(state, terminal) -> (next state, events)` and an argument codec. The engine lexes
+output text into terminals, drives the state machine, and turns its events into tool calls:
+names as soon as known, arguments as a growing JSON object whose values are typed from the
+request's tool schema and streamed only while their serialisation cannot change.
+
+The behaviour (what counts as content, when a name or an argument fragment is emitted,
+malformed and cut-off markup) follows vLLM's declarative parser engine, which the qwen3_coder,
+qwen3_xml, seed_oss, glm45/glm47 and minimax_m2 tool parsers use. All streaming state is one
+plain JSON-serialisable dict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import regex
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    JSONState,
+    ParseContext,
+    ToolCall,
+    ToolParser,
+)
+from tokenfront.parsers.engines.markup_lexer import (
+    CONTENT,
+    DROP,
+    Lexeme,
+    LiteralTable,
+    Marker,
+    ScanItem,
+    Text,
+    TokenScanner,
+    flush_lexer,
+    lex,
+)
+from tokenfront.parsers.engines.schema_types import (
+    has_tool,
+    streamable_string_keys,
+    tool_properties,
+    type_arguments,
+)
+from tokenfront.parsers.engines.xml_args import ArgCodec
+
+# Parser states.
+S_CONTENT = "CONTENT"
+S_REASONING = "REASONING"
+S_PREAMBLE = "TOOL_PREAMBLE"
+S_NAME = "TOOL_NAME"
+S_ARGS = "TOOL_ARGS"
+S_BETWEEN = "TOOL_BETWEEN"
+TOOL_STATES = frozenset({S_PREAMBLE, S_NAME, S_ARGS, S_BETWEEN})
+PLAIN_STATES = frozenset({S_CONTENT, S_REASONING})
+
+# Events.
+E_TEXT = "text"
+E_REASONING = "reasoning"
+E_REASONING_START = "reasoning_start"
+E_REASONING_END = "reasoning_end"
+E_CALL_START = "call_start"
+E_NAME = "name"
+E_ARGS = "args"
+E_CALL_END = "call_end"
+REASONING_EVENTS = frozenset({E_REASONING_START, E_REASONING_END})
+
+Event = tuple[str, str, int]  # (kind, text, tool index)
+Transitions = dict[tuple[str, str], tuple[str, tuple[str, ...]]]
+
+
+@dataclass(frozen=True, eq=False)
+class Grammar:
+    """One model's output markup, declaratively."""
+
+    name: str
+    terminals: dict[str, str]  # terminal name -> literal
+    transitions: Transitions
+    codec: ArgCodec
+    # Terminals that are single tokens: name -> token text (matched by id while streaming).
+    token_terminals: dict[str, str] = field(default_factory=dict)
+    content_events: dict[str, str] = field(
+        default_factory=lambda: {
+            S_CONTENT: E_TEXT,
+            S_REASONING: E_REASONING,
+            S_NAME: E_NAME,
+            S_ARGS: E_ARGS,
+        }
+    )
+    strip_trailing_reasoning_ws: bool = True
+    drop_ws_only_content_before_tools: bool = True
+    strip_content_ws_with_tools: bool = True
+    # Calls to functions missing from the request's tools are dropped.
+    validate_tool_names: bool = False
+    # Surrounding whitespace of a call name is not part of it.
+    strip_tool_names: bool = False
+
+    def __post_init__(self) -> None:
+        tool_terms = frozenset(
+            t for (s, t), (n, _) in self.transitions.items() if n in TOOL_STATES or s in TOOL_STATES
+        )
+        exits = frozenset(
+            t
+            for (s, t), (n, _) in self.transitions.items()
+            if s in TOOL_STATES and n not in TOOL_STATES
+        )
+        object.__setattr__(self, "tool_terminals", tool_terms)
+        object.__setattr__(self, "tool_exit_terminals", exits)
+        object.__setattr__(self, "reasoning_markup", self._reasoning_markup())
+        object.__setattr__(
+            self,
+            "has_reasoning",
+            "THINK_END" in self.token_terminals
+            or "THINK_START" in self.terminals
+            or "THINK_END" in self.terminals,
+        )
+
+    def _reasoning_markup(self) -> frozenset[str]:
+        """Reasoning-only markers, which pass through as text when no reasoning parser runs."""
+        markers = frozenset(
+            t
+            for (s, t), (n, _) in self.transitions.items()
+            if S_REASONING in (s, n) and n not in TOOL_STATES
+        )
+        for (s, t), (n, events) in self.transitions.items():
+            if t in markers and (
+                s not in PLAIN_STATES
+                or n not in PLAIN_STATES
+                or not REASONING_EVENTS.issuperset(events)
+            ):
+                return frozenset()
+        return markers
+
+    tool_terminals: frozenset[str] = field(init=False, default=frozenset())
+    tool_exit_terminals: frozenset[str] = field(init=False, default=frozenset())
+    reasoning_markup: frozenset[str] = field(init=False, default=frozenset())
+    has_reasoning: bool = field(init=False, default=False)
+
+
+class _Compiled:
+    """A grammar bound to one tokenizer: marker ids, dropped special tokens, literal table."""
+
+    def __init__(self, grammar: Grammar, tokenizer: Any) -> None:
+        self.grammar = grammar
+        id_terminals: dict[int, str] = {}
+        literals = list(grammar.terminals.items())
+        vocab = tokenizer.get_vocab() if tokenizer is not None else {}
+        for name, text in grammar.token_terminals.items():
+            token_id = vocab.get(text)
+            if token_id is not None:
+                id_terminals[token_id] = name
+        self.has_drops = False
+        if tokenizer is not None:
+            configured = set(grammar.token_terminals.values()) | set(grammar.terminals.values())
+            try:
+                specials = list(
+                    zip(tokenizer.all_special_tokens, tokenizer.all_special_ids, strict=False)
+                )
+            except (AttributeError, NotImplementedError):
+                specials = []
+            for text, token_id in specials:
+                if text not in configured:
+                    id_terminals[token_id] = DROP
+                    literals.append((DROP, text))
+                    self.has_drops = True
+        self.id_terminals = id_terminals
+        self.id_terminal_names = frozenset(id_terminals.values())
+        self.table = LiteralTable(literals)
+        self.scanner = TokenScanner(id_terminals, tokenizer)
+
+
+_COMPILED: dict[tuple[int, int], tuple[Any, Grammar, _Compiled]] = {}
+
+
+def compile_grammar(grammar: Grammar, tokenizer: Any) -> _Compiled:
+    key = (id(grammar), id(tokenizer))
+    hit = _COMPILED.get(key)
+    if hit is None or hit[0] is not tokenizer or hit[1] is not grammar:
+        hit = (tokenizer, grammar, _Compiled(grammar, tokenizer))
+        _COMPILED[key] = hit
+    return hit[2]
+
+
+_NAME_IN_JSON = regex.compile(r'"name"\s*:\s*"([^"]*)"')
+
+
+def safe_arg_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
+    """The prefix of a converted arguments object that later text cannot change.
+
+    Values before the last top-level one are stable; the last one is cut unless it is a string
+    of a key that always stays a string (then its open content streams). Also tells whether
+    the prefix stops inside that string.
+    """
+    last_colon = -1
+    last_key: str | None = None
+    pending: str | None = None
+    in_string = escape = False
+    start = -1
+    depth = 0
+    for i, c in enumerate(text):
+        if escape:
+            escape = False
+            continue
+        if in_string:
+            if c == "\\":
+                escape = True
+            elif c == '"':
+                in_string = False
+                if depth == 1 and start >= 0:
+                    pending = text[start + 1 : i]
+            continue
+        if c == '"':
+            in_string = True
+            start = i
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        elif c == ":" and depth == 1:
+            last_colon = i
+            last_key = pending
+            pending = None
+    if last_colon < 0:
+        return "", False
+    end = last_colon + 1
+    while end < len(text) and text[end] in " \t\n\r":
+        end += 1
+    if end >= len(text) or text[end] != '"':
+        return text[:end], False
+    if string_keys is not None and last_key not in string_keys:
+        return text[:end], False
+    escape = False
+    for i in range(end + 1, len(text)):
+        c = text[i]
+        if escape:
+            escape = False
+        elif c == "\\":
+            escape = True
+        elif c == '"':
+            return text[:i], True
+    return text, True
+
+
+def _new_slot() -> dict[str, Any]:
+    # id, name, raw args, name sent, streamable keys, streamed JSON, open-value state, it streams
+    return {
+        "id": "",
+        "name": "",
+        "args": "",
+        "sent": False,
+        "keys": None,
+        "out": "",
+        "ov": None,
+        "ovs": False,
+    }
+
+
+class MarkupToolParser(ToolParser):
+    """A tool parser defined by a `Grammar` (see the module docstring)."""
+
+    engine_based: ClassVar[bool] = True
+    supports_required_and_named: ClassVar[bool] = True
+    grammar: ClassVar[Grammar]
+
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        self.g = self.grammar_for(ctx)
+        self.c = compile_grammar(self.g, tokenizer)
+        # Set by the pipeline: no reasoning parser is configured, so reasoning markup is text.
+        self.skip_reasoning_parsing = False
+        # Set when the engine only splits reasoning (tool markup passes through as text).
+        self.skip_tool_parsing = False
+
+    @classmethod
+    def grammar_for(cls, ctx: ParseContext) -> Grammar:
+        return cls.grammar
+
+    # -- request facts --------------------------------------------------------------------
+
+    @property
+    def tools(self) -> list[dict[str, Any]] | None:
+        return self.ctx.tools or None
+
+    @property
+    def suppress_calls(self) -> bool:
+        return (
+            not self.skip_tool_parsing and self.ctx.tool_choice == "none" and bool(self.ctx.tools)
+        )
+
+    # -- public API -----------------------------------------------------------------------
+
+    def initial_state(self, start: str = S_CONTENT) -> JSONState:
+        return {
+            "st": start, "ti": -1, "tid": False, "lex": {}, "scan": {}, "span": False,
+            "slots": [], "dc": "", "nonws": False, "rend": not self.g.has_reasoning, "dr": "",
+        }  # fmt: skip
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        state = self.initial_state()
+        events = self.feed(state, text, ())
+        events.extend(self.finish_events(state))
+        delta = self.events_to_delta(state, events, finished=True)
+        calls = self._collect_calls(state)
+        content = delta.content if delta else None
+        if content:
+            content = self._final_content(content, bool(calls))
+        return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        if not state:
+            state.update(self.initial_state())
+        events = self.feed(state, delta_text, delta_ids)
+        return self._strip_trailing_reasoning(state, self.events_to_delta(state, events))
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """End of stream: flush held text and close an open call."""
+        if not state:
+            return None
+        events = self.finish_events(state)
+        if events or state["dc"]:
+            return self.events_to_delta(state, events, finished=True)
+        return None
+
+    # -- lexing and the state machine -----------------------------------------------------
+
+    def feed(self, state: JSONState, text: str, ids: Sequence[int]) -> list[Event]:
+        if ids:
+            state["tid"] = True
+        c = self.c
+        if (
+            text
+            and not state["lex"].get("buf")
+            and not TokenScanner.has_deferred(state["scan"])
+            and c.table.first_chars.isdisjoint(text)
+            and not any(t in c.id_terminals for t in ids)
+        ):
+            return self._emit(state, text)
+        items = c.scanner.scan(state["scan"], text, ids)
+        if len(items) == 1 and isinstance(items[0], Text):
+            lexemes = lex(c.table, state["lex"], items[0].text)
+            if len(lexemes) == 1 and lexemes[0].terminal == CONTENT:
+                return self._emit(state, lexemes[0].text)
+            return self._lexemes(state, lexemes)
+        return self._items(state, items)
+
+    def finish_events(self, state: JSONState) -> list[Event]:
+        events = self._items(state, self.c.scanner.flush(state["scan"]))
+        events.extend(self._lexemes(state, flush_lexer(self.c.table, state["lex"])))
+        if state["st"] in TOOL_STATES:
+            if state["ti"] >= 0:
+                events.append((E_CALL_END, "", state["ti"]))
+            state["st"] = S_CONTENT
+        elif state["st"] == S_REASONING:
+            events.append((E_REASONING_END, "", state["ti"]))
+            state["st"] = S_CONTENT
+        return events
+
+    def _items(self, state: JSONState, items: list[ScanItem]) -> list[Event]:
+        events: list[Event] = []
+        for item in items:
+            if isinstance(item, Marker):
+                events.extend(self._lexemes(state, flush_lexer(self.c.table, state["lex"])))
+                events.extend(self._terminal(state, item.terminal, item.text))
+            elif not item.text and item.count:
+                events.extend(self._emit(state, ""))
+            else:
+                events.extend(self._lexemes(state, lex(self.c.table, state["lex"], item.text)))
+        return events
+
+    def _lexemes(self, state: JSONState, lexemes: list[Lexeme]) -> list[Event]:
+        strict = self.c.id_terminal_names if state["tid"] else frozenset()
+        events: list[Event] = []
+        for lexeme in lexemes:
+            if lexeme.terminal == CONTENT or lexeme.terminal in strict:
+                if lexeme.text:
+                    events.extend(self._emit(state, lexeme.text))
+            else:
+                events.extend(self._terminal(state, lexeme.terminal, lexeme.text))
+        return events
+
+    def _emit(self, state: JSONState, text: str) -> list[Event]:
+        kind = E_ARGS if state["st"] == S_ARGS else self.g.content_events.get(state["st"])
+        return [(kind, text, state["ti"])] if kind is not None else []
+
+    def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        g = self.g
+        transition = g.transitions.get((state["st"], terminal))
+        if transition is None:
+            if self.c.has_drops and terminal == DROP:
+                return []
+            if self.skip_tool_parsing and terminal in g.tool_exit_terminals:
+                state["span"] = False
+            return self._emit(state, text)
+        if self.skip_reasoning_parsing and terminal in g.reasoning_markup:
+            return self._emit(state, text)
+        next_state, kinds = transition
+        if self.skip_tool_parsing and terminal in g.tool_terminals:
+            opener = next_state in TOOL_STATES
+            is_exit = terminal in g.tool_exit_terminals
+            if not (is_exit and not opener and not state["span"]):
+                if opener:
+                    state["span"] = True
+                elif is_exit:
+                    state["span"] = False
+                if E_REASONING_END in kinds:
+                    state["st"] = S_CONTENT
+                    return [(E_REASONING_END, text, state["ti"]), (E_TEXT, text, state["ti"])]
+                kind = g.content_events.get(state["st"])
+                return [(kind, text, state["ti"])] if kind is not None else []
+        state["st"] = next_state
+        events: list[Event] = []
+        for kind in kinds:
+            if kind == E_CALL_START:
+                state["ti"] += 1
+            if kind == E_TEXT and not text:
+                continue
+            events.append((kind, text, state["ti"]))
+        return events
+
+    # -- events to deltas -----------------------------------------------------------------
+
+    def events_to_delta(
+        self, state: JSONState, events: list[Event], finished: bool = False
+    ) -> DeltaMessage | None:
+        if not events and not state["dc"]:
+            return None
+        calls: list[DeltaToolCall] = []
+        content: list[str] = []
+        reasoning: list[str] = []
+        carried = state["dc"]
+        seen_tool = False
+        suppress = self.suppress_calls
+        for kind, text, index in events:
+            if kind == E_TEXT:
+                if seen_tool:
+                    state["dc"] += text
+                else:
+                    content.append(text)
+            elif kind == E_REASONING:
+                reasoning.append(text)
+            elif kind == E_REASONING_END:
+                state["rend"] = True
+            elif kind in (E_CALL_START, E_NAME, E_ARGS, E_CALL_END) and not suppress:
+                seen_tool = True
+                if kind == E_CALL_START:
+                    while len(state["slots"]) <= index:
+                        state["slots"].append(_new_slot())
+                elif kind == E_NAME:
+                    state["slots"][index]["name"] += text
+                elif kind == E_ARGS:
+                    self._on_args(state, index, text, calls)
+                else:
+                    self._on_call_end(state, index, calls)
+        if len(calls) > 1:
+            calls = _coalesce(calls)
+        if state["dc"] and (not seen_tool or not calls):
+            deferred_now = state["dc"][len(carried) :]
+            if carried:
+                content.insert(0, carried)
+            if deferred_now:
+                content.append(deferred_now)
+            state["dc"] = ""
+        text_out = "".join(content)
+        if not state["nonws"] and text_out:
+            if text_out.strip():
+                state["nonws"] = True
+            elif state["slots"]:
+                if self.g.drop_ws_only_content_before_tools:
+                    text_out = ""
+            elif not finished:
+                state["dc"] = text_out
+                text_out = ""
+        reasoning_out = "".join(reasoning) or None
+        if text_out or calls or reasoning_out:
+            return DeltaMessage(content=text_out or None, reasoning=reasoning_out, tool_calls=calls)
+        return None
+
+    def _strip_trailing_reasoning(
+        self, state: JSONState, delta: DeltaMessage | None
+    ) -> DeltaMessage | None:
+        if not self.g.strip_trailing_reasoning_ws:
+            return delta
+        if delta is not None and delta.reasoning is not None:
+            combined = state["dr"] + delta.reasoning
+            trimmed = combined.rstrip()
+            state["dr"] = combined[len(trimmed) :]
+            delta.reasoning = trimmed or None
+            if delta.reasoning is None and delta.content is None and not delta.tool_calls:
+                return None
+        elif state["dr"] and state["rend"]:
+            state["dr"] = ""
+        return delta
+
+    def _accept_name(self, name: str) -> bool:
+        if not name:
+            return False
+        if self.g.validate_tool_names and self.tools:
+            return has_tool(self.tools, name)
+        return True
+
+    def _send_name(self, slot: dict[str, Any], name: str) -> None:
+        slot["name"] = name
+        slot["sent"] = True
+        slot["keys"] = streamable_string_keys(tool_properties(self.tools, name))
+        if not slot["id"]:
+            slot["id"] = self.new_tool_call_id(name)
+
+    def _on_args(self, state: JSONState, index: int, text: str, calls: list[DeltaToolCall]) -> None:
+        slot = state["slots"][index]
+        if text:
+            slot["args"] += text
+        if not slot["sent"]:
+            name = slot["name"] or (self._name_from_json(slot["args"]) if text else None)
+            if not slot["name"] and not text:
+                return
+            if name is not None and self.g.strip_tool_names:
+                name = name.strip()
+            if name is None or not self._accept_name(name):
+                return
+            self._send_name(slot, name)
+            calls.append(DeltaToolCall(index=index, id=slot["id"], type="function", name=name))
+        elif text:
+            piece = self._args_delta(slot, text)
+            if piece:
+                calls.append(DeltaToolCall(index=index, arguments=piece))
+
+    def _on_call_end(self, state: JSONState, index: int, calls: list[DeltaToolCall]) -> None:
+        slots = state["slots"]
+        if self.g.strip_tool_names and 0 <= index < len(slots):
+            slots[index]["name"] = slots[index]["name"].strip()
+        if index >= len(slots):
+            return
+        slot = slots[index]
+        remaining = self._flush_args(slot)
+        if not slot["sent"]:
+            name = slot["name"] or self._name_from_json(slot["args"]) or ""
+            if self._accept_name(name):
+                self._send_name(slot, name)
+                calls.append(
+                    DeltaToolCall(
+                        index=index,
+                        id=slot["id"],
+                        type="function",
+                        name=name,
+                        arguments=remaining or "",
+                    )
+                )
+                remaining = None
+        if remaining and slot["sent"]:
+            calls.append(DeltaToolCall(index=index, arguments=remaining))
+
+    @staticmethod
+    def _name_from_json(args: str) -> str | None:
+        m = _NAME_IN_JSON.search(args)
+        return m.group(1) if m and m.group(1) else None
+
+    def _args_delta(self, slot: dict[str, Any], raw_delta: str) -> str | None:
+        codec = self.g.codec
+        if slot["ov"] is not None:
+            piece = codec.extend(slot["ov"], raw_delta)
+            if piece is not None:
+                if not piece or not slot["ovs"]:
+                    return None
+                slot["out"] += piece
+                return piece
+            slot["ov"] = None
+        try:
+            current = codec.convert(slot["args"], True)
+        except (ValueError, TypeError):
+            return None
+        if not current:
+            return None
+        if slot["name"]:
+            current = type_arguments(current, self.tools, slot["name"])
+        prev = slot["out"]
+        safe, value_streams = safe_arg_prefix(current, slot["keys"])
+        if not safe or (prev and not safe.startswith(prev)):
+            return None
+        slot["out"] = safe
+        slot["ov"] = codec.open_value(slot["args"])
+        slot["ovs"] = value_streams
+        return safe[len(prev) :] or None
+
+    def _flush_args(self, slot: dict[str, Any]) -> str | None:
+        try:
+            final = self.g.codec.convert(slot["args"], False)
+        except (ValueError, TypeError):
+            return None
+        if final:
+            final = type_arguments(final, self.tools, slot["name"])
+        prev = slot["out"]
+        if final and len(final) > len(prev):
+            if prev and not final.startswith(prev):
+                return None
+            slot["out"] = final
+            return final[len(prev) :]
+        return None
+
+    # -- one-shot results -----------------------------------------------------------------
+
+    def _collect_calls(self, state: JSONState) -> list[ToolCall]:
+        calls: list[ToolCall] = []
+        for slot in state["slots"]:
+            if not slot["name"] and not slot["args"]:
+                continue
+            name: Any = slot["name"].strip()
+            body = slot["args"]
+            if not name and body.strip():
+                name, args = _name_and_args(body)
+            elif body.strip():
+                try:
+                    args = self.g.codec.convert(body, False)
+                except (ValueError, TypeError):
+                    args = _name_and_args(body)[1]
+            else:
+                args = "{}"
+            if not isinstance(name, str) or not self._accept_name(name):
+                continue
+            calls.append(ToolCall(name=name, arguments=type_arguments(args, self.tools, name)))
+        return calls
+
+    def _final_content(self, content: str, tools_called: bool) -> str | None:
+        if tools_called:
+            if self.g.strip_content_ws_with_tools:
+                content = content.strip()
+            elif self.g.drop_ws_only_content_before_tools and not content.strip():
+                content = ""
+        return content or None
+
+
+def _name_and_args(body: str) -> tuple[Any, str]:
+    """A call body that is JSON `{"name": ..., "arguments"|"parameters": ...}` instead of markup."""
+    body = body.strip()
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return "", body
+    if not isinstance(parsed, dict):
+        return "", body
+    name = parsed.get("name", "")
+    for key in ("arguments", "parameters"):
+        if key in parsed:
+            value = parsed[key]
+            return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return name, json.dumps({k: v for k, v in parsed.items() if k != "name"}, ensure_ascii=False)
+
+
+def _coalesce(calls: list[DeltaToolCall]) -> list[DeltaToolCall]:
+    """One entry per tool index (a delta can carry a name and several argument pieces)."""
+    merged: dict[int, DeltaToolCall] = {}
+    for call in calls:
+        head = merged.get(call.index)
+        if head is None:
+            merged[call.index] = call
+            continue
+        if head.id is None:
+            head.id = call.id
+        if head.type is None:
+            head.type = call.type
+        if head.name is None:
+            head.name = call.name
+        if call.arguments is not None:
+            head.arguments = (
+                call.arguments if head.arguments is None else head.arguments + call.arguments
+            )
+    return calls if len(merged) == len(calls) else list(merged.values())
