@@ -245,3 +245,591 @@ class MarkerRegexToolParser(ToolParser):
         else:
             prev_calls.append(call)
         return delta
+
+
+# ---------------------------------------------------------------------------
+# Kimi-style: marker state machine
+# ---------------------------------------------------------------------------
+
+# Grammar states (strings so they travel in the JSON stream state).
+CONTENT, REASONING, PREAMBLE, NAME, ARGS, BETWEEN = (
+    "content",
+    "reasoning",
+    "preamble",
+    "name",
+    "args",
+    "between",
+)
+TOOL_STATES = frozenset({PREAMBLE, NAME, ARGS, BETWEEN})
+DROP = "__drop__"
+
+# Events: (kind, value, tool index).
+TEXT, CALL_START, CALL_NAME, CALL_ARGS, CALL_END = "text", "start", "name", "args", "end"
+Event = tuple[str, str, int]
+
+
+class MarkerLexer:
+    """Splits text into (terminal, text) pieces, holding back a tail that may grow into a marker."""
+
+    def __init__(self, literals: dict[str, str]) -> None:
+        # literal text -> terminal name; longest first for matching.
+        self.literals = sorted(literals.items(), key=lambda item: -len(item[0]))
+        self.first_chars = frozenset(lit[0] for lit, _ in self.literals)
+        self.prefixes = frozenset(lit[:i] for lit, _ in self.literals for i in range(1, len(lit)))
+
+    def _boundary(self, buf: str) -> int:
+        for i in range(1, len(buf)):
+            if buf[i] not in self.first_chars:
+                continue
+            rest = buf[i:]
+            for lit, _ in self.literals:
+                n = min(len(rest), len(lit))
+                if rest[:n] == lit[:n]:
+                    return i
+        return len(buf)
+
+    def lex(self, buf: str, *, final: bool) -> tuple[list[tuple[str | None, str]], str]:
+        """(pieces, held tail); a piece's terminal is None for plain text."""
+        pieces: list[tuple[str | None, str]] = []
+        while buf:
+            if self.first_chars.isdisjoint(buf):
+                pieces.append((None, buf))
+                return pieces, ""
+            best: tuple[str, str] | None = None
+            for lit, name in self.literals:
+                if buf.startswith(lit):
+                    best = (lit, name)
+                    break
+            if buf in self.prefixes and not final:
+                if best is None or any(
+                    len(lit) > len(best[0]) and lit.startswith(buf) for lit, _ in self.literals
+                ):
+                    return pieces, buf
+            if best is not None:
+                pieces.append((best[1], best[0]))
+                buf = buf[len(best[0]) :]
+                continue
+            cut = self._boundary(buf)
+            pieces.append((None, buf[:cut]))
+            buf = buf[cut:]
+        return pieces, ""
+
+
+class SectionToolParser(ToolParser):
+    """Kimi-K2-style calls: `SECTION_START (CALL_START header ARG_START json CALL_END)* SECTION_END`.
+
+    The header is the call id (`functions.NAME:IDX`); the name is its last dotted part
+    before `:IDX`. Text after the section is dropped; arguments are the raw JSON,
+    re-serialised only when the tool schema coerces a value's type.
+    """
+
+    engine_based = True
+    supports_required_and_named = False
+    think_start: ClassVar[str] = "<think>"
+    think_end: ClassVar[str] = "</think>"
+    section_start: ClassVar[str] = "<|tool_calls_section_begin|>"
+    section_end: ClassVar[str] = "<|tool_calls_section_end|>"
+    call_start: ClassVar[str] = "<|tool_call_begin|>"
+    call_end: ClassVar[str] = "<|tool_call_end|>"
+    arg_start: ClassVar[str] = "<|tool_call_argument_begin|>"
+    header_regex: ClassVar[re.Pattern[str]] = re.compile(r"(?P<id>.+:\d+)")
+
+    # Set False by the pipeline when no reasoning parser is configured: think markers
+    # are then plain content rather than consumed.
+    reasoning_markup: bool = True
+
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        kwargs = ctx.chat_template_kwargs or {}
+        thinking, enable = kwargs.get("thinking"), kwargs.get("enable_thinking")
+        self.thinking = True if thinking is None and enable is None else bool(thinking or enable)
+        terminals = {
+            self.section_start: "SECTION_START",
+            self.section_end: "SECTION_END",
+            self.call_start: "CALL_START",
+            self.call_end: "CALL_END",
+            self.arg_start: "ARG_START",
+        }
+        if self.thinking:
+            terminals[self.think_start] = "THINK_START"
+            terminals[self.think_end] = "THINK_END"
+        literals = dict(terminals)
+        for token in getattr(tokenizer, "all_special_tokens", None) or ():
+            if token and token not in literals:
+                literals[token] = DROP
+        self.lexer = MarkerLexer(literals)
+        self.transitions: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
+            (CONTENT, "SECTION_START"): (PREAMBLE, ()),
+            (PREAMBLE, "CALL_START"): (NAME, (CALL_START,)),
+            (NAME, "ARG_START"): (ARGS, ()),
+            (ARGS, "CALL_END"): (BETWEEN, (CALL_END,)),
+            (ARGS, "SECTION_END"): (PREAMBLE, (CALL_END,)),
+            (BETWEEN, "CALL_START"): (NAME, (CALL_START,)),
+            (PREAMBLE, "SECTION_END"): (PREAMBLE, ()),
+            (BETWEEN, "SECTION_END"): (PREAMBLE, ()),
+        }
+        if self.thinking:
+            self.transitions[(CONTENT, "THINK_END")] = (CONTENT, ())
+        self.suppress = bool(ctx.tools) and ctx.tool_choice == "none"
+
+    # -- the grammar --------------------------------------------------------------
+
+    def initial_state(self) -> JSONState:
+        return {
+            "mode": CONTENT,
+            "held": "",  # lexer tail that may still become a marker
+            "tool": -1,
+            "abuf": "",  # argument text not yet emitted
+            "asafe": 0,
+            "depth": 0,
+            "instr": False,
+            "esc": False,
+            "slots": [],  # per call: id, name, args (until named), sent
+            "deferred": "",
+            "nonws": False,
+        }
+
+    def _feed(self, st: JSONState, text: str, *, final: bool = False) -> list[Event]:
+        pieces, st["held"] = self.lexer.lex(st["held"] + text, final=final)
+        events: list[Event] = []
+        for terminal, value in pieces:
+            if terminal is None:
+                events.extend(self._text(st, value))
+            else:
+                events.extend(self._terminal(st, terminal, value))
+        return events
+
+    def _terminal(self, st: JSONState, terminal: str, value: str) -> list[Event]:
+        transition = self.transitions.get((st["mode"], terminal))
+        if transition is None:
+            if terminal == DROP:
+                return []
+            return self._text(st, value)
+        if not self.reasoning_markup and terminal in ("THINK_START", "THINK_END"):
+            return self._text(st, value)
+        target, kinds = transition
+        events: list[Event] = []
+        if st["mode"] == ARGS and target != ARGS and st["abuf"]:
+            events.append((CALL_ARGS, st["abuf"], st["tool"]))
+            st["abuf"] = ""
+        st["mode"] = target
+        for kind in kinds:
+            if kind == CALL_START:
+                st["tool"] += 1
+            events.append((kind, value, st["tool"]))
+        if target == ARGS:
+            st.update(depth=0, instr=False, esc=False, asafe=0)
+        return events
+
+    def _text(self, st: JSONState, text: str) -> list[Event]:
+        if not text:
+            return []
+        mode = st["mode"]
+        if mode == CONTENT:
+            return [(TEXT, text, st["tool"])]
+        if mode == NAME:
+            return [(CALL_NAME, text, st["tool"])]
+        if mode == ARGS:
+            events: list[Event] = []
+            for ch in text:
+                events.extend(self._arg_char(st, ch))
+            return events
+        return []
+
+    def _arg_char(self, st: JSONState, ch: str) -> list[Event]:
+        st["abuf"] += ch
+        if st["esc"]:
+            st["esc"] = False
+        elif st["instr"]:
+            if ch == "\\":
+                st["esc"] = True
+            elif ch == '"':
+                st["instr"] = False
+        elif ch == '"':
+            st["instr"] = True
+        elif ch in "{[":
+            st["depth"] += 1
+        elif ch in "}]":
+            if st["depth"] > 0:
+                st["depth"] -= 1
+            if st["depth"] == 0:
+                return []  # a top-level close is held until something follows it
+        st["asafe"] = len(st["abuf"])
+        emit, st["abuf"] = st["abuf"][: st["asafe"]], st["abuf"][st["asafe"] :]
+        st["asafe"] = 0
+        return [(CALL_ARGS, emit, st["tool"])]
+
+    def _finish_events(self, st: JSONState) -> list[Event]:
+        events = self._feed(st, "", final=True)
+        if st["held"]:
+            events.extend(self._text(st, st["held"]))
+            st["held"] = ""
+        if st["abuf"]:
+            events.append((CALL_ARGS, st["abuf"], st["tool"]))
+            st["abuf"] = ""
+            st["asafe"] = 0
+        if st["mode"] in TOOL_STATES:
+            if st["tool"] >= 0:
+                events.append((CALL_END, "", st["tool"]))
+            st["mode"] = CONTENT
+        return events
+
+    # -- events to deltas -----------------------------------------------------------
+
+    def _header(self, header: str | None) -> tuple[str | None, str | None]:
+        if header is None:
+            return None, None
+        match = self.header_regex.match(header.strip())
+        if not match:
+            return None, None
+        call_id = match.group("id").strip()
+        return call_id, call_id.split(":")[0].removeprefix("functions.")
+
+    @staticmethod
+    def _name_in_args(args: str) -> str | None:
+        match = re.search(r'"name"\s*:\s*"([^"]*)"', args)
+        return match.group(1) or None if match else None
+
+    def _send_name(
+        self, slot: dict[str, Any], idx: int, header: str | None, out: list[DeltaToolCall]
+    ) -> None:
+        call_id, name = self._header(header)
+        if not name:
+            slot["name"] = ""
+            return
+        slot.update(id=call_id or "", name=name, sent=True, args="")
+        out.append(
+            DeltaToolCall(
+                index=idx, id=slot["id"] or self.new_tool_call_id(name), type="function", name=name
+            )
+        )
+        slot["id"] = out[-1].id
+
+    def _to_delta(
+        self, st: JSONState, events: list[Event], *, finished: bool = False
+    ) -> DeltaMessage | None:
+        if not events and not st["deferred"]:
+            return None
+        slots: list[dict[str, Any]] = st["slots"]
+        deltas: list[DeltaToolCall] = []
+        parts: list[str] = []
+        carried = st["deferred"]
+        seen_tool = False
+        for kind, value, idx in events:
+            if kind == TEXT:
+                if seen_tool:
+                    st["deferred"] += value
+                else:
+                    parts.append(value)
+                continue
+            if self.suppress:
+                continue
+            seen_tool = True
+            if kind == CALL_START:
+                while len(slots) <= idx:
+                    slots.append({"id": "", "name": "", "args": "", "sent": False})
+            elif kind == CALL_NAME:
+                slots[idx]["name"] += value
+            elif kind == CALL_ARGS:
+                self._on_args(slots[idx], idx, value, deltas)
+            elif kind == CALL_END and idx < len(slots):
+                self._on_end(slots[idx], idx, deltas)
+        deltas = _coalesce(deltas)
+        if st["deferred"] and (not seen_tool or not deltas):
+            now = st["deferred"][len(carried) :]
+            if carried:
+                parts.insert(0, carried)
+            if now:
+                parts.append(now)
+            st["deferred"] = ""
+        content = "".join(parts)
+        if not st["nonws"] and content:
+            if content.strip():
+                st["nonws"] = True
+            elif slots:
+                content = ""
+            elif not finished:
+                st["deferred"] = content
+                content = ""
+        if content or deltas:
+            return DeltaMessage(content=content or None, tool_calls=deltas)
+        return None
+
+    def _on_args(
+        self, slot: dict[str, Any], idx: int, value: str, out: list[DeltaToolCall]
+    ) -> None:
+        was_sent = slot["sent"]
+        if not was_sent and value:
+            slot["args"] += value
+        if not slot["sent"]:
+            if slot["name"]:
+                self._send_name(slot, idx, slot["name"], out)
+            elif value:
+                self._send_name(slot, idx, self._name_in_args(slot["args"]), out)
+        elif value:
+            out.append(DeltaToolCall(index=idx, arguments=value))
+        if value and not was_sent and slot["sent"]:
+            out.append(DeltaToolCall(index=idx, arguments=value))
+
+    def _on_end(self, slot: dict[str, Any], idx: int, out: list[DeltaToolCall]) -> None:
+        if slot["sent"]:
+            return
+        call_id, name = self._header(slot["name"])
+        if name:
+            slot.update(id=call_id or "", name=name)
+        name = slot["name"] or self._name_in_args(slot["args"]) or ""
+        if name:
+            slot.update(name=name, sent=True, args="")
+            call_id = slot["id"] or self.new_tool_call_id(name)
+            slot["id"] = call_id
+            out.append(
+                DeltaToolCall(index=idx, id=call_id, type="function", name=name, arguments="")
+            )
+
+    # -- streaming ----------------------------------------------------------------
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        if "mode" not in state:
+            state.update(self.initial_state())
+        return self._to_delta(state, self._feed(state, delta_text))
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        if "mode" not in state:
+            return None
+        events = self._finish_events(state)
+        if events or state["deferred"]:
+            return self._to_delta(state, events, finished=True)
+        return None
+
+    # -- one-shot -----------------------------------------------------------------
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        st = self.initial_state()
+        slots: list[dict[str, Any]] = st["slots"]
+        raw_args: dict[int, str] = {}
+        events = self._feed(st, text) + self._finish_events(st)
+        for kind, value, idx in events:
+            if kind == CALL_ARGS and not self.suppress:
+                raw_args[idx] = raw_args.get(idx, "") + value
+        delta = self._to_delta(st, events, finished=True)
+        calls: list[ToolCall] = []
+        for idx, slot in enumerate(slots):
+            body = raw_args.get(idx, "")
+            if not slot["name"] and not body:
+                continue
+            name: Any = slot["name"].strip()
+            if not name and body.strip():
+                name, arguments = _name_and_args(body)
+            elif body.strip():
+                arguments = body.strip()
+            else:
+                arguments = "{}"
+            if not name or not isinstance(name, str):
+                continue
+            calls.append(
+                ToolCall(
+                    name=name,
+                    arguments=coerce_arguments(arguments, self.ctx.tool_named(name)),
+                    id=slot["id"] or None,
+                )
+            )
+        content = delta.content if delta else None
+        if content and calls and not content.strip():
+            content = None
+        return ExtractedToolCalls(bool(calls), calls, content)
+
+
+def _coalesce(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
+    merged: dict[int, DeltaToolCall] = {}
+    for delta in deltas:
+        first = merged.get(delta.index)
+        if first is None:
+            merged[delta.index] = delta
+            continue
+        first.id = first.id if first.id is not None else delta.id
+        first.type = first.type if first.type is not None else delta.type
+        first.name = first.name if first.name is not None else delta.name
+        if delta.arguments is not None:
+            first.arguments = (first.arguments or "") + delta.arguments
+    return list(merged.values()) if len(merged) != len(deltas) else deltas
+
+
+def _name_and_args(body: str) -> tuple[Any, str]:
+    body = body.strip()
+    try:
+        parsed = json.loads(body)
+    except json.JSONDecodeError:
+        return "", body
+    if not isinstance(parsed, dict):
+        return "", body
+    name = parsed.get("name", "")
+    for key in ("arguments", "parameters"):
+        if key in parsed:
+            value = parsed[key]
+            return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    rest = {k: v for k, v in parsed.items() if k != "name"}
+    return name, json.dumps(rest, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------
+# Schema-driven type coercion of argument values
+# ---------------------------------------------------------------------------
+
+_TYPE_ALIASES = {
+    **dict.fromkeys(("str", "text", "varchar", "char", "enum"), "string"),
+    **dict.fromkeys(
+        ("int", "int32", "int64", "uint", "uint32", "uint64", "long", "short", "unsigned"),
+        "integer",
+    ),
+    **dict.fromkeys(("float", "float32", "float64", "double"), "number"),
+    "bool": "boolean",
+    "dict": "object",
+    **dict.fromkeys(("arr", "list", "sequence"), "array"),
+}
+_ENUM_TYPES: tuple[tuple[type, str], ...] = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
+
+
+def schema_types(schema: Any) -> list[str]:
+    """The JSON types a schema allows (`type`, `enum` values, any/one/allOf); default string."""
+    if not isinstance(schema, dict):
+        return ["string"]
+    types: set[str] = set()
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        types.add(declared)
+    elif isinstance(declared, list):
+        types.update(t for t in declared if isinstance(t, str))
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        for value in enum:
+            if value is None:
+                types.add("null")
+                continue
+            for py_type, name in _ENUM_TYPES:
+                if isinstance(value, py_type):
+                    types.add(name)
+                    break
+    for key in ("anyOf", "oneOf", "allOf"):
+        choices = schema.get(key)
+        if isinstance(choices, list):
+            for choice in choices:
+                types.update(schema_types(choice))
+    return list(types) if types else ["string"]
+
+
+def _finite(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def coerce_text(value: str, types: list[str]) -> Any:
+    """A raw string as the first schema type it converts to (null, integer, number, ...)."""
+    wanted = {_TYPE_ALIASES.get(t.strip().lower(), t.strip().lower()) for t in types}
+    for kind in ("null", "integer", "number", "boolean", "object", "array", "string"):
+        if kind not in wanted:
+            continue
+        if kind == "null":
+            if value.lower() == "null":
+                return None
+        elif kind == "string":
+            return value
+        elif kind == "integer":
+            try:
+                return int(value)
+            except ValueError:
+                pass
+        elif kind == "number":
+            try:
+                return int(value)
+            except ValueError:
+                pass
+            try:
+                number = float(value)
+            except ValueError:
+                continue
+            if number == number and number not in (float("inf"), float("-inf")):
+                return number if number != int(number) else int(number)
+        elif kind == "boolean":
+            lowered = value.lower().strip()
+            if lowered in ("true", "1"):
+                return True
+            if lowered in ("false", "0"):
+                return False
+        else:
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                continue
+            if _finite(parsed):
+                return parsed
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return parsed if _finite(parsed) else value
+
+
+def _coerce(value: Any, schema: dict[str, Any]) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        coerced = coerce_text(value, schema_types(schema))
+        return (coerced, True) if coerced is not value else (value, False)
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        return (value, _coerce_object(value, props)) if isinstance(props, dict) else (value, False)
+    if isinstance(value, list):
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            return value, False
+        changed = False
+        for i, item in enumerate(value):
+            new, item_changed = _coerce(item, items)
+            if item_changed:
+                value[i] = new
+                changed = True
+        return value, changed
+    coerced = coerce_text(json.dumps(value, ensure_ascii=False), schema_types(schema))
+    if type(coerced) is not type(value) or coerced != value:
+        return coerced, True
+    return value, False
+
+
+def _coerce_object(args: dict[str, Any], properties: dict[str, Any]) -> bool:
+    changed = False
+    for key, value in args.items():
+        prop = properties.get(key)
+        if isinstance(prop, dict):
+            new, value_changed = _coerce(value, prop)
+            if value_changed:
+                args[key] = new
+                changed = True
+    return changed
+
+
+def coerce_arguments(arguments: str, function: dict[str, Any] | None) -> str:
+    """Arguments JSON with values coerced to the tool's parameter types (unchanged if none apply)."""
+    if not function:
+        return arguments
+    properties = (function.get("parameters") or {}).get("properties") or {}
+    if not properties or not isinstance(properties, dict):
+        return arguments
+    try:
+        args = json.loads(arguments)
+    except ValueError:
+        return arguments
+    if not isinstance(args, dict):
+        return arguments
+    if _coerce_object(args, properties):
+        return json.dumps(args, ensure_ascii=False)
+    return arguments
