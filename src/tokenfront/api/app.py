@@ -1,4 +1,4 @@
-"""The application factory."""
+"""The application factory: routes, the request guard and the error handlers."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import logging
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from tokenfront import __version__
-from tokenfront.api.errors import APIError
+from tokenfront.api.errors import APIError, internal_error, validation_errors
+from tokenfront.api.middleware import RequestGuard
 from tokenfront.api.routes import derender, render, system, tokenize
 from tokenfront.api.state import AppState
 from tokenfront.config import ServerSettings
@@ -35,16 +37,28 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
     app.include_router(tokenize.router)
     app.include_router(render.router)
     app.include_router(derender.router)
+    # Starlette runs the last added middleware first: the guard sees every request, CORS
+    # answers preflights behind it (OPTIONS skips the API key check there).
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.allowed_origins,
+        allow_credentials=settings.allow_credentials,
+        allow_methods=settings.allowed_methods,
+        allow_headers=settings.allowed_headers,
+    )
+    app.add_middleware(RequestGuard, settings=settings)
+    _add_error_handlers(app)
+    return app
 
+
+def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(APIError)
     async def _api_error(_: Request, exc: APIError) -> Response:
         return exc.response()
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> Response:
-        return APIError(
-            f"{len(exc.errors())} validation error(s)", err_type="Bad Request"
-        ).response()
+        return validation_errors(exc.errors()).response()
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, exc: StarletteHTTPException) -> Response:
@@ -54,10 +68,19 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
         )
 
     @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> Response:
-        logger.exception("unhandled error")
-        return APIError(
-            "Internal server error", status=500, err_type="InternalServerError"
-        ).response()
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        # Reached only if the request guard is bypassed; it normally answers first.
+        logger.error("unhandled error on %s", request.url.path, exc_info=exc)
+        return internal_error().response()
 
-    return app
+
+def create_app_from_env() -> FastAPI:
+    """Factory for `uvicorn --factory` worker processes: settings come from the environment.
+
+    `tokenfront serve --workers N` puts the parsed settings into `TOKENFRONT_SERVE_CONFIG`
+    (see `tokenfront.launch`); each worker loads its own models from them.
+    """
+    from tokenfront.launch import load_from_env
+
+    options, settings = load_from_env()
+    return create_app(ModelRegistry.load(options), settings)

@@ -9,7 +9,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
-from tokenfront.api.errors import APIError, http_error, validation_error
+from tokenfront.api.errors import body_too_large, http_error, validation_error
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -26,13 +26,13 @@ async def read_json(request: Request, max_bytes: int) -> Any:
         )
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-        raise _too_large(max_bytes)
+        raise body_too_large(max_bytes)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > max_bytes:
-            raise _too_large(max_bytes)
+            raise body_too_large(max_bytes)
         chunks.append(chunk)
     raw = b"".join(chunks)
     if not raw.strip():
@@ -49,15 +49,10 @@ async def read_json(request: Request, max_bytes: int) -> Any:
             f"'msg': 'JSON decode error', 'input': {{}}, 'ctx': {{'error': {str(exc.msg)!r}}}}}",
         ) from None
     if _too_deep(data):
-        raise http_error(HTTPStatus.BAD_REQUEST, f"JSON nesting deeper than {MAX_JSON_DEPTH} levels")
+        raise http_error(
+            HTTPStatus.BAD_REQUEST, f"JSON nesting deeper than {MAX_JSON_DEPTH} levels"
+        )
     return data
-
-
-def _too_large(max_bytes: int) -> APIError:
-    return http_error(
-        HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-        f"Request body exceeds the server limit of {max_bytes} bytes (--max-request-bytes).",
-    )
 
 
 def _too_deep(data: Any) -> bool:

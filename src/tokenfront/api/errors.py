@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -69,26 +70,101 @@ def http_error(status: int, message: str) -> APIError:
     return APIError(message, status=status, err_type=HTTPStatus(status).phrase)
 
 
-def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, (dict, list)) else f"<{type(value).__name__} of {len(value)} items>"
-    return text if len(text) <= _MAX_INPUT_CHARS else text[:_MAX_INPUT_CHARS] + "..."
+def unauthorized() -> APIError:
+    return http_error(HTTPStatus.UNAUTHORIZED, "Invalid or missing API key.")
 
 
-def validation_error(exc: ValidationError, loc_prefix: tuple[str | int, ...] = ("body",)) -> APIError:
-    """A Pydantic error as vLLM's 400 "Bad Request" body, bounded in size."""
-    errors = exc.errors(include_url=False)
-    shown = []
-    first_param: str | None = None
-    for err in errors[:_MAX_REPORTED_ERRORS]:
-        loc = ".".join(str(p) for p in (*loc_prefix, *err.get("loc", ())))
-        first_param = first_param or loc
-        shown.append(
-            f"{{'type': {err.get('type')!r}, 'loc': {loc!r}, 'msg': {err.get('msg')!r}, "
-            f"'input': {_short(err.get('input'))!r}}}"
+def internal_error() -> APIError:
+    """The body of an unexpected failure: no exception text, no traceback."""
+    return APIError("Internal server error", status=500, err_type="InternalServerError")
+
+
+def body_too_large(max_bytes: int) -> APIError:
+    return http_error(
+        HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+        f"Request body exceeds the server limit of {max_bytes} bytes (--max-request-bytes).",
+    )
+
+
+def headers_too_large(max_bytes: int) -> APIError:
+    return http_error(
+        HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+        f"Request headers exceed the server limit of {max_bytes} bytes (--max-header-bytes).",
+    )
+
+
+# Pydantic's internal schema-kind segments in an error `loc`, dropped from `param`.
+_INTERNAL_LOC = frozenset(
+    {
+        "function-wrap", "function-after", "function-before", "function-plain",
+        "json-or-python", "lax-or-strict", "chain", "default", "nullable", "tagged-union",
+        "union", "call", "arguments", "is-instance", "is-subclass", "callable", "str", "int",
+        "float", "bool", "bytes", "bytearray", "list", "tuple", "dict", "set", "frozenset",
+        "complex", "none", "nonetype",
+    }
+)  # fmt: skip
+_MAX_ERROR_CHARS = 1000
+
+
+def clean_loc(loc: tuple[Any, ...]) -> str:
+    """A dotted `param` path without Pydantic's wrapper and union-branch segments."""
+    parts = [str(p) for p in loc if not _internal_segment(str(p))]
+    return ".".join(parts) if parts else ".".join(str(p) for p in loc)
+
+
+def _internal_segment(segment: str) -> bool:
+    return any(c in segment for c in "[]{}()") or segment.lower() in _INTERNAL_LOC
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, str):
+        return (
+            value if len(value) <= _MAX_INPUT_CHARS else value[:_MAX_INPUT_CHARS] + "...[truncated]"
         )
-    count = len(errors)
-    head = f"{count} validation error{'s' if count != 1 else ''}:"
-    message = "\n  ".join([head, *shown])
-    err = http_error(HTTPStatus.BAD_REQUEST, message)
-    err.param = first_param
+    if isinstance(value, (bytes, bytearray)):
+        return f"<{type(value).__name__} of {len(value)} bytes>"
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        return f"<{type(value).__name__} of {len(value)} items>"
+    try:
+        text = str(value)
+    except Exception:  # e.g. an int too long to print
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= _MAX_INPUT_CHARS else text[:_MAX_INPUT_CHARS] + "...[truncated]"
+
+
+def _format_error(err: dict[str, Any]) -> str:
+    shown = dict(err)
+    shown.pop("url", None)
+    if "input" in shown:
+        shown["input"] = _short(shown["input"])
+    if isinstance(shown.get("loc"), (tuple, list)):
+        shown["loc"] = clean_loc(tuple(shown["loc"]))
+    text = str(shown)
+    return text if len(text) <= _MAX_ERROR_CHARS else text[:_MAX_ERROR_CHARS] + "...[truncated]"
+
+
+def validation_errors(errors: Sequence[Any], loc_prefix: tuple[str | int, ...] = ()) -> APIError:
+    """Pydantic-style error dicts as vLLM's 400 "Bad Request" body, bounded in size."""
+    items = [
+        {**e, "loc": (*loc_prefix, *e.get("loc", ()))} if isinstance(e, dict) else {"msg": str(e)}
+        for e in errors
+    ]
+    count = len(items)
+    if not count:
+        return http_error(HTTPStatus.BAD_REQUEST, "Validation error")
+    label = "error" if count == 1 else "errors"
+    shown = items[:_MAX_REPORTED_ERRORS]
+    lines = [f"{count} validation {label}:", *(f"  {_format_error(e)}" for e in shown)]
+    if count > len(shown):
+        lines.append(f"  ...and {count - len(shown)} more {label}")
+    err = http_error(HTTPStatus.BAD_REQUEST, "\n".join(lines))
+    first_loc = items[0].get("loc")
+    err.param = clean_loc(tuple(first_loc)) if first_loc else None
     return err
+
+
+def validation_error(
+    exc: ValidationError, loc_prefix: tuple[str | int, ...] = ("body",)
+) -> APIError:
+    """A Pydantic `ValidationError` as vLLM's 400 "Bad Request" body."""
+    return validation_errors(exc.errors(include_url=False), loc_prefix)

@@ -1,4 +1,4 @@
-"""Health, version and the model list."""
+"""Health, version, Prometheus metrics and the model list."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from tokenfront import __version__
+from tokenfront import __version__, metrics
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import app_state
 
@@ -18,6 +18,12 @@ router = APIRouter()
 @router.get("/health")
 async def health() -> Response:
     return Response(status_code=200)
+
+
+@router.get("/metrics", include_in_schema=False)
+async def prometheus_metrics() -> Response:
+    body, content_type = metrics.exposition()
+    return Response(body, media_type=content_type)
 
 
 @router.get("/version")
