@@ -3,6 +3,46 @@
 A parser sees decoded output text (special tokens kept) plus the request's parse context.
 One-shot parsing returns the whole split; streaming parsing advances a plain-dict state
 (JSON-serialisable, so it can travel inside `stream_state`) by one chunk at a time.
+
+How the pipeline (`parsers/pipeline.py`) drives a tool parser
+------------------------------------------------------------
+One-shot: `extract_tool_calls(content)` receives the content left after reasoning was split
+off (never None; "" when there is none) and returns `ExtractedToolCalls`. Leave `id` as None
+for random ids (the pipeline fills `chatcmpl-tool-<16 hex>`); set it only for deterministic ids
+(e.g. Kimi's `functions.NAME:IDX`, use `self.ctx.history_tool_call_cnt` as the first index).
+`arguments` must be the JSON text exactly as vLLM emits it (usually
+`json.dumps(obj, ensure_ascii=False)`). The pipeline applies tool_choice (none / auto /
+required / named), `parallel_tool_calls`, `include_reasoning` and the content null-vs-""
+rules, so a tool parser only implements vLLM's `extract_tool_calls` /
+`extract_tool_calls_streaming` semantics for tool_choice "auto".
+
+Streaming: the pipeline calls `initial_state()` once per stream and then, for each chunk of
+the post-reasoning text, `stream(state, delta_text, delta_ids)`; on the very first call
+`delta_text` is all content seen so far (the text after the reasoning end marker), like
+vLLM's first `extract_tool_calls_streaming` call after reasoning ends. `state` is a plain
+dict that you mutate in place; it must stay JSON-serialisable (str/int/bool/list/dict/None)
+and should stay bounded: keep the grammar state and the smallest pending buffer, not the
+whole output. Parsers that really need vLLM's `previous_text` / `current_text` may call
+`self.accumulate(state, delta_text)` which keeps the text in `state["_text"]` (unbounded,
+so prefer a tail buffer where you can). Return `DeltaMessage(content=..., tool_calls=[...])`
+or None for "nothing to emit". A `DeltaToolCall` that starts a call carries `id` (use
+`self.new_tool_call_id(name)`), `type="function"` and `name`; later ones only `index` and
+`arguments`. `finish(state)` is called once after the last chunk (when the generation ended)
+and may flush buffered text or argument tails (vLLM's `get_remaining_unstreamed_args` /
+`finish_streaming`); it returns a DeltaMessage or None.
+
+Class flags read by the pipeline:
+* `supports_required_and_named` - False makes tool_choice required/named fall back to the
+  auto path (vLLM: every parser with a `structural_tag_model` under the default
+  VLLM_ENFORCE_STRICT_TOOL_CALLING=1, e.g. hermes, kimi_k2, minimax_m2, glm45, ...).
+* `engine_based` - True for parsers that vLLM implements on its declarative ParserEngine
+  (qwen3_coder, kimi_k2, glm45, minimax_m2, seed_oss, ...). With an engine-based tool
+  parser (and no or an engine-based reasoning parser) vLLM runs the parser even for
+  tool_choice "none" and uses the content it returns (markup removed), and returns the
+  parser's content when no call was found.
+
+Exceptions raised while streaming become vLLM's 400 "invalid stream_state" at the endpoint,
+so raise (do not swallow) where vLLM's parser raises.
 """
 
 from __future__ import annotations
@@ -35,6 +75,25 @@ class ParseContext:
             function = tool.get("function") or {}
             if function.get("name") == name:
                 return function
+        return None
+
+    @property
+    def effective_tool_choice(self) -> str | dict[str, Any]:
+        """vLLM's request default: "auto" when tools are given, else "none"."""
+        if self.tool_choice is None:
+            return "auto" if self.tools else "none"
+        return self.tool_choice
+
+    @property
+    def named_function(self) -> str | None:
+        """The forced function name of a named tool_choice, else None."""
+        choice = self.tool_choice
+        if isinstance(choice, dict):
+            function = choice.get("function")
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                return function["name"]
+            if isinstance(choice.get("name"), str):
+                return choice["name"]
         return None
 
 
@@ -93,16 +152,44 @@ class DeltaMessage:
     reasoning: str | None = None
     tool_calls: list[DeltaToolCall] = field(default_factory=list)
 
+    def to_dict(self) -> dict[str, Any]:
+        """vLLM's serialisation: null fields kept, an empty `tool_calls` left out."""
+        out: dict[str, Any] = {
+            "role": self.role,
+            "content": self.content,
+            "reasoning": self.reasoning,
+        }
+        if self.tool_calls:
+            out["tool_calls"] = [tc.to_dict() for tc in self.tool_calls]
+        return out
+
+
+class StreamParseError(Exception):
+    """A parser failed on a streamed chunk (vLLM answers 400 "invalid stream_state")."""
+
 
 def random_tool_call_id() -> str:
-    """vLLM's random id format: `chatcmpl-tool-` + 32 hex digits."""
-    return f"chatcmpl-tool-{secrets.token_hex(16)}"
+    """vLLM's random id format: `chatcmpl-tool-` + 16 hex digits."""
+    return f"chatcmpl-tool-{secrets.token_hex(8)}"
+
+
+def make_tool_call_id(id_type: str = "random", name: str | None = None, idx: int | None = None) -> str:
+    """vLLM's `make_tool_call_id`: `functions.NAME:IDX` for Kimi-style models, else random."""
+    if id_type == "kimi_k2":
+        return f"functions.{name}:{idx}"
+    return random_tool_call_id()
 
 
 class ReasoningParser:
-    """Splits model output into reasoning and content."""
+    """Splits model output into reasoning and content.
+
+    Engines in `parsers/engines/` implement this; `parsers/reasoning/*.py` only declare specs.
+    """
 
     name: ClassVar[str] = ""
+    # vLLM's `engine_based_streaming`: the pipeline flushes `finish()` on the reasoning end
+    # and at the end of the stream, and treats the parser as engine-based for tool_choice.
+    engine_based: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer
@@ -116,11 +203,19 @@ class ReasoningParser:
         """Whether these ids (usually the prompt) already closed reasoning."""
         raise NotImplementedError
 
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        """One-shot hook: the rendered prompt, before `extract_reasoning`."""
+        return
+
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
         """One-shot split: (reasoning, content)."""
         raise NotImplementedError
 
-    # Streaming: `state` is a plain dict owned by this parser.
+    def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
+        """The ids of the chunk that ended reasoning which belong to the content."""
+        return list(token_ids)
+
+    # Streaming: `state` is a plain dict owned by this parser, mutated in place.
     def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
         return {}
 
@@ -130,13 +225,23 @@ class ReasoningParser:
         """Advance by one chunk: the delta to emit and whether reasoning ended in it."""
         raise NotImplementedError
 
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """Flush held text (engine-based parsers) when reasoning ends or the stream ends."""
+        return None
+
+    def fallback_content(self, state: JSONState) -> str | None:
+        """Content to promote when the stream ends inside reasoning (rarely used)."""
+        return None
+
 
 class ToolParser:
-    """Finds tool calls in (post-reasoning) content."""
+    """Finds tool calls in (post-reasoning) content. See the module docstring."""
 
     name: ClassVar[str] = ""
     # vLLM's id style for this parser: "random" or e.g. "kimi_k2" (`functions.NAME:IDX`).
     tool_call_id_type: ClassVar[str] = "random"
+    supports_required_and_named: ClassVar[bool] = True
+    engine_based: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer
@@ -145,6 +250,12 @@ class ToolParser:
     def vocab_id(self, token: str) -> int | None:
         vocab = self.tokenizer.get_vocab()
         return vocab.get(token)
+
+    def new_tool_call_id(self, name: str | None = None, idx: int | None = None) -> str:
+        """A fresh id in this parser's style (`idx` defaults to the history count)."""
+        if idx is None:
+            idx = self.ctx.history_tool_call_cnt
+        return make_tool_call_id(self.tool_call_id_type, name, idx)
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         raise NotImplementedError
@@ -156,3 +267,21 @@ class ToolParser:
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
         raise NotImplementedError
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        return None
+
+    def remaining_args(self, state: JSONState) -> str:
+        """vLLM's `get_remaining_unstreamed_args`: argument text parsed but not yet streamed.
+
+        At the end of a stream the pipeline appends it to the last tool call of the final
+        delta (when that delta carries tool calls)."""
+        return ""
+
+    @staticmethod
+    def accumulate(state: JSONState, delta_text: str) -> tuple[str, str]:
+        """(previous_text, current_text) like vLLM's; keeps the text in `state["_text"]`."""
+        previous = state.get("_text", "")
+        current = previous + delta_text
+        state["_text"] = current
+        return previous, current

@@ -1,15 +1,43 @@
 """Composing one reasoning parser and one tool parser into the chat message split.
 
-(Interface fixed here; the parser-core work fills in the semantics.)
+Mirrors vLLM's `DelegatingParser.parse` / `parse_delta`, `assemble_chat_message_fields` and
+`ChatStreamProcessor.step`: tool_choice (none / auto / required / named), auto tool choice,
+`parallel_tool_calls=false`, `include_reasoning=false`, content null vs "" and tool-call ids.
+
+Streaming keeps everything in one JSON-serialisable dict (see `ChatOutputParser.stream`);
+vLLM rebuilds its parser by replaying all earlier chunks, which gives the same deltas as a
+parser that lives on, so the state only holds the grammar state and small pending buffers.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from tokenfront.config import ModelOptions
-from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    JSONState,
+    ParseContext,
+    ReasoningParser,
+    StreamParseError,
+    ToolCall,
+    ToolParser,
+    make_tool_call_id,
+    random_tool_call_id,
+)
+from tokenfront.parsers.registry import get_reasoning_parser, get_tool_parser
+from tokenfront.parsers.required import parse_required_calls, required_calls_delta
+
+
+def _forces_tool_calls(ctx: ParseContext) -> bool:
+    return isinstance(ctx.tool_choice, dict) or ctx.tool_choice == "required"
+
+
+def _blank(text: str | None) -> bool:
+    return text is None or not text.strip()
 
 
 class ChatOutputParser:
@@ -21,16 +49,152 @@ class ChatOutputParser:
         tool_parser_name: str | None,
         reasoning_parser_name: str | None,
         enable_auto_tools: bool,
+        tool_call_id_type: str = "random",
     ) -> None:
         self.tokenizer = tokenizer
         self.tool_parser_name = tool_parser_name
         self.reasoning_parser_name = reasoning_parser_name
         self.enable_auto_tools = enable_auto_tools
+        self.tool_call_id_type = tool_call_id_type
+        self.reasoning_cls: type[ReasoningParser] | None = (
+            get_reasoning_parser(reasoning_parser_name) if reasoning_parser_name else None
+        )
+        # vLLM builds the tool parser only with --enable-auto-tool-choice.
+        self.tool_cls: type[ToolParser] | None = (
+            get_tool_parser(tool_parser_name)
+            if tool_parser_name and enable_auto_tools
+            else None
+        )
+        self.engine_based = (self.reasoning_cls is None or self.reasoning_cls.engine_based) and (
+            self.tool_cls is None or self.tool_cls.engine_based
+        )
 
+    @property
+    def active(self) -> bool:
+        return self.reasoning_cls is not None or self.tool_cls is not None
+
+    # ---- helpers --------------------------------------------------------------------------
+    def _reasoning(self, ctx: ParseContext) -> ReasoningParser | None:
+        return self.reasoning_cls(self.tokenizer, ctx) if self.reasoning_cls else None
+
+    def _tool(self, ctx: ParseContext) -> ToolParser | None:
+        tool = self.tool_cls(self.tokenizer, ctx) if self.tool_cls else None
+        if tool is not None and self.reasoning_cls is None:
+            # vLLM: without a reasoning parser, reasoning markup is plain content to an
+            # engine-based tool parser (`skip_reasoning_parsing`).
+            tool.skip_reasoning_parsing = True  # type: ignore[attr-defined]
+        return tool
+
+    def _id_type(self, tool: ToolParser | None) -> str:
+        if self.tool_call_id_type != "random":
+            return self.tool_call_id_type
+        return tool.tool_call_id_type if tool is not None else "random"
+
+    def keeps_tool_calls(self, ctx: ParseContext) -> bool:
+        """vLLM's `keeps_tool_calls`: whether extracted tool calls reach the client."""
+        if _forces_tool_calls(ctx):
+            return True
+        if not (self.enable_auto_tools and self.tool_cls is not None):
+            return False
+        return ctx.tool_choice == "auto" and bool(ctx.tools)
+
+    def prompt_reasoning_ended(
+        self,
+        prompt_token_ids: Sequence[int],
+        chat_template_kwargs: dict[str, Any] | None = None,
+        *,
+        include_reasoning: bool = True,
+    ) -> bool | None:
+        """Render's `reasoning_ended`: True/False from the reasoning parser, None without one."""
+        if not include_reasoning:
+            return True
+        ctx = ParseContext(chat_template_kwargs=dict(chat_template_kwargs or {}))
+        parser = self._reasoning(ctx)
+        if parser is None:
+            return None
+        return parser.is_reasoning_end(list(prompt_token_ids))
+
+    # ---- one-shot -------------------------------------------------------------------------
     def parse(self, text: str, token_ids: Sequence[int], ctx: ParseContext) -> dict[str, Any]:
-        """The assistant message fields: role, content, reasoning, tool_calls (dicts)."""
-        raise NotImplementedError
+        """The assistant message fields: role, content, reasoning, tool_calls (dicts).
 
+        `tool_calls` is always a list; vLLM leaves an empty list out of the JSON.
+        """
+        reasoning_parser = self._reasoning(ctx)
+        tool = self._tool(ctx)
+        if reasoning_parser is not None:
+            if ctx.prompt_token_ids is not None:
+                reasoning_parser.set_prompt_token_ids(ctx.prompt_token_ids)
+            reasoning, content = reasoning_parser.extract_reasoning(text)
+        else:
+            reasoning, content = None, text
+        calls, content = self._extract_tool_calls(tool, content, ctx)
+
+        if not ctx.include_reasoning:
+            reasoning = None
+        tool_calls: list[dict[str, Any]] = []
+        if self.keeps_tool_calls(ctx):
+            if _forces_tool_calls(ctx):
+                content = content or ""
+            kept = calls or []
+            if ctx.parallel_tool_calls is False:
+                kept = kept[:1]
+            for call in kept:
+                if call.id is None:
+                    call.id = random_tool_call_id()
+                tool_calls.append(call.to_dict())
+        return {"role": "assistant", "content": content, "reasoning": reasoning,
+                "tool_calls": tool_calls}
+
+    def _extract_tool_calls(
+        self, tool: ToolParser | None, content: str | None, ctx: ParseContext
+    ) -> tuple[list[ToolCall] | None, str | None]:
+        if tool is None:
+            return [], content
+        choice = ctx.tool_choice
+        if choice == "none":
+            if self.engine_based:
+                return [], tool.extract_tool_calls(content or "").content
+            return [], content
+        supports = tool.supports_required_and_named
+        named = ctx.named_function if isinstance(choice, dict) else None
+        required = choice == "required"
+        auto = self.enable_auto_tools and (
+            choice == "auto" or choice is None or (not supports and (named is not None or required))
+        )
+        id_type = self._id_type(tool)
+        counter = [ctx.history_tool_call_cnt]
+
+        def forced_id(name: str) -> str | None:
+            if id_type != "kimi_k2":
+                return None
+            counter[0] += 1
+            return make_tool_call_id(id_type, name, counter[0] - 1)
+
+        if named is not None and supports:
+            if _blank(content):
+                return [], None
+            return [ToolCall(name=named, arguments=content or "", id=forced_id(named))], None
+        if required and supports:
+            return [
+                ToolCall(name=name, arguments=args, id=forced_id(name))
+                for name, args in parse_required_calls(content or "")
+            ], None
+        if auto:
+            info = tool.extract_tool_calls(content if content is not None else "")
+            if info.tools_called:
+                new_content = info.content
+                if new_content and not new_content.strip():
+                    new_content = None
+                return list(info.tool_calls), new_content
+            if (required or named is not None) and _blank(content):
+                return [], None
+            if self.engine_based:
+                return None, info.content or None
+            return None, content
+        return [], content
+
+    # ---- streaming ------------------------------------------------------------------------
     def stream(
         self,
         state: JSONState | None,
@@ -40,17 +204,211 @@ class ChatOutputParser:
         *,
         finished: bool,
     ) -> tuple[DeltaMessage | None, JSONState]:
-        """Advance one streamed chunk; `state` is None on the first chunk."""
-        raise NotImplementedError
+        """Advance one streamed chunk; `state` is None on the first chunk.
+
+        `delta_text` is the chunk's text (stop token left out), `delta_ids` all its ids,
+        `finished` whether the chunk carries a finish_reason. The returned state is a plain
+        JSON dict; `state["tools_streamed"]` tells whether tool calls reached the client
+        (for finish_reason "tool_calls"). Raises `StreamParseError` where vLLM's parser
+        raised (the endpoint answers 400 "invalid stream_state").
+        """
+        try:
+            return self._stream(state, delta_text, list(delta_ids), ctx, finished)
+        except StreamParseError:
+            raise
+        except Exception as exc:  # parser failures surface as a bad stream state
+            raise StreamParseError(str(exc) or type(exc).__name__) from exc
+
+    def _new_state(self, ctx: ParseContext) -> JSONState:
+        return {
+            "r": None,
+            "t": None,
+            "re": False,
+            "ts": False,
+            "pc": False,
+            "fr": False,
+            "hist": ctx.history_tool_call_cnt,
+            "n": 0,
+            "req": "",
+            "tools_streamed": False,
+        }
+
+    def _stream(
+        self,
+        state: JSONState | None,
+        delta_text: str,
+        delta_ids: list[int],
+        ctx: ParseContext,
+        finished: bool,
+    ) -> tuple[DeltaMessage | None, JSONState]:
+        st = self._new_state(ctx) if state is None else state
+        delta: DeltaMessage | None
+        if not delta_text and not delta_ids and not st["n"]:
+            delta = DeltaMessage()  # finished without output: sent unparsed
+        else:
+            delta = self._parse_delta(st, delta_text, delta_ids, ctx, finished)
+            if delta is not None and delta.tool_calls:
+                if self.keeps_tool_calls(ctx):
+                    st["tools_streamed"] = True
+                else:
+                    delta.tool_calls = []
+                    if not delta.content and not delta.reasoning:
+                        delta = None
+        st["n"] += len(delta_ids)
+        if delta is not None and ctx.parallel_tool_calls is False and delta.tool_calls:
+            delta.tool_calls = [tc for tc in delta.tool_calls if tc.index == 0]
+        return delta, st
+
+    def _parse_delta(
+        self,
+        st: JSONState,
+        delta_text: str,
+        delta_ids: list[int],
+        ctx: ParseContext,
+        finished: bool,
+    ) -> DeltaMessage | None:
+        rp = self._reasoning(ctx)
+        tool = self._tool(ctx)
+        if rp is not None and st["r"] is None:
+            st["r"] = rp.initial_state(ctx.prompt_token_ids)
+        if tool is not None and st["t"] is None:
+            st["t"] = tool.initial_state()
+
+        if not st["pc"] and ctx.prompt_token_ids is not None:
+            st["pc"] = True
+            if rp is None or rp.is_reasoning_end(list(ctx.prompt_token_ids)):
+                st["re"] = True
+
+        delta: DeltaMessage | None = None
+        transitioned = False
+        tool_text, tool_ids = delta_text, delta_ids
+        if rp is not None and not st["re"]:
+            delta, ended = rp.stream(st["r"], delta_text, delta_ids)
+            if ended:
+                st["re"] = True
+                transitioned = True
+                tool_ids = rp.extract_content_ids(delta_ids)
+                flushed = rp.finish(st["r"]) if rp.engine_based else None
+                tool_text = ((delta.content if delta else None) or "") + (
+                    (flushed.content if flushed else None) or ""
+                )
+                if tool is not None:
+                    if delta is not None:
+                        delta.content = None
+                elif tool_text:
+                    delta = delta or DeltaMessage()
+                    delta.content = tool_text
+
+        if tool is not None and st["re"]:
+            st["ts"] = True
+            batch_reasoning = delta.reasoning if delta else None
+            delta = self._tool_delta(st, tool, tool_text, tool_ids, ctx)
+            if batch_reasoning:
+                if delta is None:
+                    delta = DeltaMessage(reasoning=batch_reasoning)
+                elif not delta.reasoning:
+                    delta.reasoning = batch_reasoning
+            if delta is not None and delta.tool_calls:
+                st["hist"] += sum(tc.id is not None for tc in delta.tool_calls)
+
+        in_reasoning = rp is not None and not st["re"]
+        in_tools = tool is not None and st["re"]
+        if delta is None and not transitioned and not in_reasoning and not in_tools:
+            delta = DeltaMessage(content=delta_text)
+
+        if finished:
+            if tool is not None and delta is not None and delta.tool_calls:
+                last = delta.tool_calls[-1]
+                last.arguments = (last.arguments or "") + tool.remaining_args(st["t"])
+            delta = self._flush(st, rp, tool, delta)
+
+        if delta is not None and not ctx.include_reasoning:
+            delta.reasoning = None
+            if not delta.content and not delta.tool_calls:
+                delta = None
+        return delta
+
+    def _flush(
+        self,
+        st: JSONState,
+        rp: ReasoningParser | None,
+        tool: ToolParser | None,
+        delta: DeltaMessage | None,
+    ) -> DeltaMessage | None:
+        flushes: list[DeltaMessage | None] = []
+        if rp is not None and rp.engine_based and not st["re"]:
+            flushes.append(rp.finish(st["r"]))
+        if tool is not None:
+            flushes.append(tool.finish(st["t"]))
+        for flushed in flushes:
+            if flushed is None:
+                continue
+            if delta is None:
+                delta = flushed
+                continue
+            if flushed.content:
+                delta.content = (delta.content or "") + flushed.content
+            if flushed.reasoning:
+                delta.reasoning = (delta.reasoning or "") + flushed.reasoning
+            if flushed.tool_calls:
+                delta.tool_calls = list(delta.tool_calls) + list(flushed.tool_calls)
+        return delta
+
+    def _tool_delta(
+        self,
+        st: JSONState,
+        tool: ToolParser,
+        text: str,
+        ids: list[int],
+        ctx: ParseContext,
+    ) -> DeltaMessage | None:
+        choice = ctx.tool_choice
+        if choice == "none":
+            if self.engine_based:
+                delta = tool.stream(st["t"], text, ids)
+                if delta is not None:
+                    delta.tool_calls = []
+                return delta
+            return DeltaMessage(content=text) if text else None
+        supports = tool.supports_required_and_named
+        named = ctx.named_function if isinstance(choice, dict) else None
+        id_type = self._id_type(tool)
+        if supports and named is not None:
+            if st["fr"]:
+                return DeltaMessage(tool_calls=[DeltaToolCall(index=0, arguments=text)])
+            st["fr"] = True
+            call = DeltaToolCall(
+                index=0,
+                id=make_tool_call_id(id_type, named, st["hist"]),
+                type="function",
+                name=named,
+                arguments=text,
+            )
+            return DeltaMessage(tool_calls=[call])
+        if supports and choice == "required":
+            previous = "" if self.engine_based else st["req"]
+            current = previous + text
+            if not self.engine_based:
+                st["req"] = current
+            delta, st["fr"] = required_calls_delta(previous, current, st["hist"], id_type)
+            return delta
+        return tool.stream(st["t"], text, ids)
 
 
 def build_output_parser(options: ModelOptions, tokenizer: Any) -> ChatOutputParser | None:
     """The parser for a served model, or None when no parser is configured."""
     if not options.tool_call_parser and not options.reasoning_parser:
         return None
-    return ChatOutputParser(
+    parser = ChatOutputParser(
         tokenizer,
         options.tool_call_parser,
         options.reasoning_parser,
         options.enable_auto_tool_choice,
     )
+    # vLLM: a tool parser without --enable-auto-tool-choice and no reasoning parser is none.
+    return parser if parser.active else None
+
+
+def dumps_arguments(value: Any) -> str:
+    """Arguments JSON as vLLM re-serialises it (`json.dumps(..., ensure_ascii=False)`)."""
+    return json.dumps(value, ensure_ascii=False)

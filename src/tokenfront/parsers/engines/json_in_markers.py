@@ -1,0 +1,175 @@
+"""Tool calls as one JSON object `{"name": ..., "arguments": {...}}` between marker strings.
+
+The grammar of hermes-style parsers: `<tool_call>{json}</tool_call>` repeated, a missing end
+marker allowed on the last call. One-shot parsing needs every call to parse, else the whole
+output stays content. Streaming follows vLLM's hermes parser: content up to the first start
+marker (holding back a partial marker), then per call the name once complete and the
+arguments text as it grows. The stream state keeps only the unfinished calls' text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    JSONState,
+    ToolCall,
+    ToolParser,
+    random_tool_call_id,
+)
+
+_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
+_ARGS_RE = re.compile(r'"arguments"\s*:\s*')
+
+
+def partial_tag_overlap(text: str, tag: str) -> int:
+    """Length of the longest proper prefix of `tag` that ends `text`."""
+    for k in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:k]):
+            return k
+    return 0
+
+
+def is_complete_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+class JsonInMarkersToolParser(ToolParser):
+    """Set `start_marker` / `end_marker` in the subclass."""
+
+    start_marker: ClassVar[str] = "<tool_call>"
+    end_marker: ClassVar[str] = "</tool_call>"
+
+    # ---- one-shot -------------------------------------------------------------------------
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        start, end = self.start_marker, self.end_marker
+        if start not in text:
+            return ExtractedToolCalls(False, [], text)
+        pattern = re.compile(
+            f"{re.escape(start)}(.*?){re.escape(end)}|{re.escape(start)}(.*)", re.DOTALL
+        )
+        try:
+            calls = []
+            for closed, open_tail in pattern.findall(text):
+                obj: Any = json.loads(closed if closed else open_tail)
+                calls.append(
+                    ToolCall(
+                        name=obj["name"],
+                        arguments=json.dumps(obj["arguments"], ensure_ascii=False),
+                    )
+                )
+        except Exception:
+            return ExtractedToolCalls(False, [], text)
+        content = text[: text.find(start)]
+        return ExtractedToolCalls(True, calls, content or None)
+
+    # ---- streaming ------------------------------------------------------------------------
+    def initial_state(self) -> JSONState:
+        # tail: unsent text that may start a marker; buf: text from the first unfinished
+        # call's start marker; idx: index of that call; tools: per call [name_sent, args_len]
+        return {"started": False, "tail": "", "buf": "", "idx": 0, "tools": [], "stuck": False}
+
+    def _split_region(self, buf: str) -> tuple[str, bool, int] | None:
+        """The first call in `buf` (which starts with a start marker): json, complete, end."""
+        body_at = len(self.start_marker)
+        close = buf.find(self.end_marker, body_at)
+        if close != -1:
+            return buf[body_at:close].strip(), True, close + len(self.end_marker)
+        raw = buf[body_at:]
+        overlap = partial_tag_overlap(raw, self.end_marker)
+        if overlap:
+            raw = raw[:-overlap]
+        tc_json = raw.strip()
+        return tc_json, (is_complete_json(tc_json) if tc_json else False), -1
+
+    @staticmethod
+    def _args_text(tc_json: str, complete: bool) -> str | None:
+        match = _ARGS_RE.search(tc_json)
+        if not match:
+            return None
+        raw = tc_json[match.end() :]
+        if complete:
+            raw = raw.rstrip()
+            if raw.endswith("}"):
+                raw = raw[:-1].rstrip()
+        return raw
+
+    def _calls(self, state: JSONState) -> list[DeltaToolCall]:
+        deltas: list[DeltaToolCall] = []
+        buf: str = state["buf"]
+        while not state["stuck"]:
+            at = buf.find(self.start_marker)
+            if at == -1:
+                keep = partial_tag_overlap(buf, self.start_marker)
+                buf = buf[len(buf) - keep :] if keep else ""
+                break
+            buf = buf[at:]
+            tc_json, complete, end = self._split_region(buf)
+            index = state["idx"]
+            tools: list[list[Any]] = state["tools"]
+            if index >= len(tools):
+                tools.append([False, -1])
+            entry = tools[index]
+            if not entry[0]:
+                match = _NAME_RE.search(tc_json)
+                if not match:
+                    if end != -1:
+                        state["stuck"] = True  # a closed call without a name blocks the rest
+                    break
+                entry[0] = True
+                deltas.append(
+                    DeltaToolCall(
+                        index=index, id=random_tool_call_id(), type="function", name=match[1]
+                    )
+                )
+            args = self._args_text(tc_json, complete)
+            if args is not None and len(args) > max(entry[1], 0):
+                deltas.append(DeltaToolCall(index=index, arguments=args[max(entry[1], 0) :]))
+                entry[1] = len(args)
+            if end == -1:
+                break
+            buf = buf[end:]
+            state["idx"] = index + 1
+        state["buf"] = buf if not state["stuck"] else ""
+        return deltas
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        content: str | None = None
+        if not state["started"]:
+            text = state["tail"] + delta_text
+            at = text.find(self.start_marker)
+            if at == -1:
+                keep = partial_tag_overlap(text, self.start_marker)
+                content = text[: len(text) - keep]
+                state["tail"] = text[len(text) - keep :]
+            else:
+                content = text[:at]
+                state["tail"] = ""
+                state["started"] = True
+                state["buf"] = text[at:]
+        else:
+            state["buf"] += delta_text
+        deltas = self._calls(state) if state["started"] else []
+        if content or deltas:
+            return DeltaMessage(content=content or None, tool_calls=deltas)
+        return None
+
+    def remaining_args(self, state: JSONState) -> str:
+        tools = state.get("tools") or []
+        if not tools:
+            return ""
+        # vLLM compares the last call's parsed arguments (`{}` until any were seen) with
+        # what was streamed; for this grammar they differ only before the first arguments.
+        return "{}" if tools[-1][1] < 0 else ""
