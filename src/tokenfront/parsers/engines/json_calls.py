@@ -143,7 +143,7 @@ class JsonToolParser(ToolParser):
     """
 
     # vLLM composes this parser's streaming through its own text accumulation (not engine based).
-    engine_based_streaming: ClassVar[bool] = False
+    engine_based: ClassVar[bool] = False
     # The generic JSON handling of tool_choice="required"/named applies to this format.
     supports_required_and_named: ClassVar[bool] = True
 
@@ -158,13 +158,17 @@ class JsonToolParser(ToolParser):
             state.update(self.initial_state())
         previous_text = state["text"]
         current_text = previous_text + delta_text
+        delta = None
         try:
-            return self.step(state, previous_text, current_text, delta_text, list(delta_ids))
+            delta = self.step(state, previous_text, current_text, delta_text, list(delta_ids))
+            return delta
         finally:
             state["text"] = current_text
             if delta_ids:
                 state["n_ids"] += len(delta_ids)
                 state["last_id"] = delta_ids[-1]
+            # vLLM's end-of-stream flush appends to the last call of the final chunk's delta.
+            state["last_tool"] = delta.tool_calls[-1].index if delta and delta.tool_calls else None
 
     def step(
         self,
@@ -189,6 +193,12 @@ class JsonToolParser(ToolParser):
         actual = streamed[index] if index < len(streamed) else ""
         return expected[len(actual) :] if expected.startswith(actual) else ""
 
-    def finish_stream(self, state: JSONState) -> DeltaMessage | None:
-        """What an engine-based parser still holds at the end of the stream."""
-        return None
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """vLLM's end-of-stream flush: when the final chunk's delta carried tool calls, the
+        unstreamed argument tail (maybe "") is appended to the last of them. The returned
+        delta holds that tail on the same call index; merge it into the final delta."""
+        if not state or state.get("last_tool") is None:
+            return None
+        return DeltaMessage(
+            tool_calls=[DeltaToolCall(index=state["last_tool"], arguments=self.unstreamed_args(state))]
+        )

@@ -99,7 +99,7 @@ class MistralToolParser(JsonToolParser):
     tool_call_id_type = "mistral"
     # vLLM routes Mistral through its engine adapter: composed without text accumulation,
     # tool_choice="none" still runs the parser, and required/named use this format too.
-    engine_based_streaming: ClassVar[bool] = True
+    engine_based: ClassVar[bool] = True
     supports_required_and_named: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: Any) -> None:
@@ -256,6 +256,10 @@ class MistralToolParser(JsonToolParser):
         if state["phase"] == ALL_DONE:
             return DeltaMessage()
         return None
+
+    def unstreamed_args(self, state: JSONState) -> str:
+        # vLLM asks its engine adapter, whose own call list stays empty: nothing to add.
+        return ""
 
     def _emit(self, state: JSONState, call: DeltaToolCall, calls: list[DeltaToolCall]) -> None:
         if state["pending_id"] is not None:

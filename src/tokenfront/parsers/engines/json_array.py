@@ -1,0 +1,555 @@
+"""Engine for "JSON array after a prefix marker" tool calls (vLLM's `tool_call_body_array`).
+
+Format: `content <marker> [{"name": ..., "arguments": {...}}, ...] trailing content`. The marker
+is matched by token id when ids are known (a marker typed out as text is then content) and by
+text otherwise; special tokens the format does not use are dropped. After the marker the array
+is split into one call per `{...}` element, the `]` ends the region, and anything that is not
+an array turns back into content.
+
+Streaming sends a call's name once its `"name"` value is complete and its arguments as the
+prefix of the `arguments` object that can no longer change: values are typed by the tool's JSON
+schema, so a trailing non-string value is held until the next member or the end of the object.
+The whole state is a plain dict (`new_state`), so it travels in `stream_state`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    JSONState,
+    ToolCall,
+    random_tool_call_id,
+)
+from tokenfront.parsers.engines.markup_lexer import (
+    CONTENT,
+    DROP,
+    LiteralTable,
+    Marker,
+    Text,
+    TokenScanner,
+    flush_lexer,
+    lex,
+)
+from tokenfront.parsers.engines.schema_types import (
+    streamable_string_keys,
+    tool_properties,
+    type_arguments,
+)
+
+_JSON_WS = " \t\r\n"
+_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)"')
+
+# Semantic events: (kind, value, call index).
+TEXT, START, ARGS, END = "text", "start", "args", "end"
+Event = tuple[str, str, int]
+
+
+@dataclass(frozen=True)
+class ArrayCallsSpec:
+    """One model format: the markers that open the array region."""
+
+    name: str
+    id_markers: tuple[str, ...]  # matched by token id when ids are given
+    text_markers: tuple[str, ...]  # matched by text only
+
+
+def json_object_end(raw: str, start: int) -> int | None:
+    """End (exclusive) of the object starting at `raw[start]` == "{", or None while open."""
+    depth = 0
+    in_string = escape = False
+    for i in range(start, len(raw)):
+        ch = raw[i]
+        if escape:
+            escape = False
+        elif in_string:
+            if ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+def member_object_span(raw: str, key: str) -> str | None:
+    """The verbatim text of the object-valued top-level member `key` (maybe still open).
+
+    None when the member's value has not started; ValueError when it is not an object.
+    """
+    depth = 0
+    in_string = escape = False
+    start = -1
+    last_string: str | None = None
+    for i, ch in enumerate(raw):
+        if escape:
+            escape = False
+            continue
+        if in_string:
+            if ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+                if depth == 1:
+                    last_string = raw[start + 1 : i]
+            continue
+        if ch == '"':
+            in_string = True
+            start = i
+        elif ch == ":" and depth == 1 and last_string == key:
+            value = i + 1
+            while value < len(raw) and raw[value] in _JSON_WS:
+                value += 1
+            if value >= len(raw):
+                return None
+            if raw[value] != "{":
+                raise ValueError(f"member {key!r} must be a JSON object")
+            end = json_object_end(raw, value)
+            return raw[value:] if end is None else raw[value:end]
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return None
+
+
+def arguments_of(raw: str, partial: bool) -> str:
+    span = member_object_span(raw, "arguments")
+    if span is None:
+        return "" if partial else "{}"
+    return span
+
+
+def stable_prefix(text: str, string_keys: list[str] | None) -> str:
+    """The part of a (partial) arguments object that later text cannot change.
+
+    Members before the last top-level value are stable; the last value is left out unless it
+    is a string of a key whose schema only allows strings (then its open content streams).
+    """
+    last_colon = -1
+    last_key: str | None = None
+    pending: str | None = None
+    in_string = escape = False
+    start = -1
+    depth = 0
+    for i, ch in enumerate(text):
+        if escape:
+            escape = False
+            continue
+        if in_string:
+            if ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+                if depth == 1 and start >= 0:
+                    pending = text[start + 1 : i]
+            continue
+        if ch == '"':
+            in_string = True
+            start = i
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == ":" and depth == 1:
+            last_colon = i
+            last_key = pending
+            pending = None
+    if last_colon < 0:
+        return ""
+    end = last_colon + 1
+    while end < len(text) and text[end] in _JSON_WS:
+        end += 1
+    if end >= len(text) or text[end] != '"':
+        return text[:end]
+    if string_keys is not None and last_key not in string_keys:
+        return text[:end]
+    escape = False
+    for i in range(end + 1, len(text)):
+        ch = text[i]
+        if escape:
+            escape = False
+        elif ch == "\\":
+            escape = True
+        elif ch == '"':
+            return text[:i]
+    return text
+
+
+def new_state() -> JSONState:
+    return {
+        "region": False,  # inside the array region
+        "idx": -1,  # index of the last call started
+        "had_ids": False,
+        "scan": {},  # token scanner state
+        "lex": {},  # literal lexer state
+        # element argument buffer: text, safe end, depth, in string, escape
+        "ab": "", "depth": 0, "instr": False, "esc": False,
+        "arr": False, "elem": False,  # "[" seen, inside an element
+        "slots": [],  # [id, name, args, name_sent, string_keys, streamed_json]
+        "deferred": "", "nonws": False, "suppress": False,
+    }  # fmt: skip
+
+
+class ArrayCallsEngine:
+    """Runs one `ArrayCallsSpec` over a tokenizer and the request's tools."""
+
+    def __init__(self, spec: ArrayCallsSpec, tokenizer: Any, tools: list[dict[str, Any]] | None):
+        self.spec = spec
+        self.tools = tools
+        vocab = tokenizer.get_vocab()
+        configured = set(spec.id_markers) | set(spec.text_markers)
+        id_terminals: dict[int, str] = {}
+        for marker in spec.id_markers:
+            token_id = vocab.get(marker)
+            if token_id is not None:
+                id_terminals[token_id] = "MARKER"
+        drops: list[str] = []
+        try:
+            specials = list(zip(tokenizer.all_special_tokens, tokenizer.all_special_ids, strict=False))
+        except (AttributeError, NotImplementedError):
+            specials = []
+        for text, token_id in specials:
+            if text not in configured:
+                id_terminals[token_id] = DROP
+                drops.append(text)
+        self.has_drops = bool(drops)
+        self.id_terminal_names = frozenset(id_terminals.values())
+        self.scanner = TokenScanner(id_terminals, tokenizer)
+        literals = [("MARKER", m) for m in (*spec.id_markers, *spec.text_markers)]
+        literals += [(DROP, d) for d in drops]
+        self.table = LiteralTable(literals)
+
+    # ── lexing ────────────────────────────────────────────────────────────
+    def feed(self, st: JSONState, text: str, ids: Sequence[int]) -> list[Event]:
+        if ids:
+            st["had_ids"] = True
+        scan = st["scan"]
+        if (
+            text
+            and not st["lex"].get("buf")
+            and not TokenScanner.has_deferred(scan)
+            and self.table.first_chars.isdisjoint(text)
+            and not any(i in self.scanner.id_terminals for i in ids)
+        ):
+            return self._emit(st, text)
+        events: list[Event] = []
+        for item in self.scanner.scan(scan, text, ids):
+            events += self._item(st, item)
+        return events
+
+    def _item(self, st: JSONState, item: Marker | Text) -> list[Event]:
+        if isinstance(item, Marker):
+            events = self._lexemes(st, flush_lexer(self.table, st["lex"]))
+            return events + self._terminal(st, item.terminal, item.text)
+        if not item.text and item.count:
+            return self._emit(st, "")
+        return self._lexemes(st, lex(self.table, st["lex"], item.text))
+
+    def _lexemes(self, st: JSONState, lexemes: list[Any]) -> list[Event]:
+        strict = self.id_terminal_names if st["had_ids"] else frozenset()
+        events: list[Event] = []
+        for lexeme in lexemes:
+            if lexeme.terminal == CONTENT or lexeme.terminal in strict:
+                if lexeme.text:
+                    events += self._emit(st, lexeme.text)
+            else:
+                events += self._terminal(st, lexeme.terminal, lexeme.text)
+        return events
+
+    def _terminal(self, st: JSONState, terminal: str, text: str) -> list[Event]:
+        if terminal == "MARKER" and not st["region"]:
+            st["region"] = True
+            st.update(depth=0, instr=False, esc=False, arr=False, elem=False)
+            return []
+        if terminal == DROP and self.has_drops:
+            return []
+        return self._emit(st, text)
+
+    def finish(self, st: JSONState) -> list[Event]:
+        events: list[Event] = []
+        for item in self.scanner.flush(st["scan"]):
+            events += self._item(st, item)
+        events += self._lexemes(st, flush_lexer(self.table, st["lex"]))
+        if st["ab"]:
+            events.append((ARGS, st["ab"], st["idx"]))
+            st["ab"] = ""
+        if st["region"]:
+            if st["elem"] and st["idx"] >= 0:
+                events.append((END, "", st["idx"]))
+            st["region"] = False
+        return events
+
+    # ── the array region ──────────────────────────────────────────────────
+    def _emit(self, st: JSONState, text: str) -> list[Event]:
+        if not st["region"]:
+            return [(TEXT, text, st["idx"])]
+        events: list[Event] = []
+        for i, ch in enumerate(text):
+            if not st["region"]:
+                events.append((TEXT, text[i:], st["idx"]))
+                break
+            events += self._array_char(st, ch)
+        return events
+
+    def _array_char(self, st: JSONState, ch: str) -> list[Event]:
+        if st["elem"]:
+            events = self._args_char(st, ch)
+            if ch == "}" and not st["instr"] and not st["esc"] and st["depth"] == 0:
+                st["elem"] = False
+                if st["ab"]:
+                    events.append((ARGS, st["ab"], st["idx"]))
+                    st["ab"] = ""
+                events.append((END, "", st["idx"]))
+            return events
+        if ch in _JSON_WS:
+            return []
+        if not st["arr"]:
+            if ch == "[":
+                st["arr"] = True
+                return []
+            return self._bail(st, ch)
+        if ch == ",":
+            return []
+        if ch == "{":
+            st["idx"] += 1
+            st.update(ab="", depth=0, instr=False, esc=False, elem=True)
+            return [(START, "", st["idx"]), *self._args_char(st, ch)]
+        if ch == "]":
+            st["region"] = False
+            st.update(arr=False, elem=False)
+            return []
+        return self._bail(st, ch)
+
+    def _bail(self, st: JSONState, ch: str) -> list[Event]:
+        st["region"] = False
+        st.update(arr=False, elem=False)
+        return [(TEXT, ch, st["idx"])]
+
+    def _args_char(self, st: JSONState, ch: str) -> list[Event]:
+        """Buffer one element character; a closing bracket at depth 0 is held back."""
+        st["ab"] += ch
+        if st["esc"]:
+            st["esc"] = False
+        elif st["instr"]:
+            if ch == "\\":
+                st["esc"] = True
+            elif ch == '"':
+                st["instr"] = False
+        elif ch == '"':
+            st["instr"] = True
+        elif ch in "{[":
+            st["depth"] += 1
+        elif ch in "}]":
+            if st["depth"] > 0:
+                st["depth"] -= 1
+            if st["depth"] == 0:
+                return []
+        out = st["ab"]
+        st["ab"] = ""
+        return [(ARGS, out, st["idx"])]
+
+    # ── events to deltas ─────────────────────────────────────────────────
+    def to_delta(
+        self, st: JSONState, events: list[Event], finished: bool = False
+    ) -> DeltaMessage | None:
+        if not events and not st["deferred"]:
+            return None
+        calls: list[DeltaToolCall] = []
+        content_parts: list[str] = []
+        carried = st["deferred"]
+        seen_tool = False
+        for kind, value, index in events:
+            if kind == TEXT:
+                if seen_tool:
+                    st["deferred"] += value
+                else:
+                    content_parts.append(value)
+            elif st["suppress"]:
+                continue
+            elif kind == START:
+                seen_tool = True
+                while len(st["slots"]) <= index:
+                    st["slots"].append(["", "", "", False, None, ""])
+            elif kind == ARGS:
+                seen_tool = True
+                self._on_args(st, index, value, calls)
+            elif kind == END:
+                seen_tool = True
+                self._on_end(st, index, calls)
+        if len(calls) > 1:
+            calls = _coalesce(calls)
+        if st["deferred"] and (not seen_tool or not calls):
+            now = st["deferred"][len(carried) :]
+            if carried:
+                content_parts.insert(0, carried)
+            if now:
+                content_parts.append(now)
+            st["deferred"] = ""
+        content = "".join(content_parts)
+        if not st["nonws"] and content:
+            if content.strip():
+                st["nonws"] = True
+            elif st["slots"]:
+                content = ""
+            elif not finished:
+                st["deferred"] = content
+                content = ""
+        if content or calls:
+            return DeltaMessage(content=content or None, tool_calls=calls)
+        return None
+
+    def _name_of(self, slot: list[Any]) -> str | None:
+        found = _NAME_RE.search(slot[2])
+        return found.group(1) if found and found.group(1) else None
+
+    def _open_call(self, slot: list[Any], name: str) -> None:
+        slot[1] = name
+        slot[3] = True
+        slot[4] = streamable_string_keys(tool_properties(self.tools, name))
+        if not slot[0]:
+            slot[0] = random_tool_call_id()
+
+    def _on_args(self, st: JSONState, index: int, value: str, calls: list[DeltaToolCall]) -> None:
+        slot = st["slots"][index]
+        if value:
+            slot[2] += value
+        if not slot[3]:
+            name = slot[1] or (self._name_of(slot) if value else None)
+            if name:
+                self._open_call(slot, name)
+                calls.append(DeltaToolCall(index=index, id=slot[0], type="function", name=name))
+        elif value:
+            diff = self._args_diff(slot)
+            if diff:
+                calls.append(DeltaToolCall(index=index, arguments=diff))
+
+    def _args_diff(self, slot: list[Any]) -> str | None:
+        try:
+            current = arguments_of(slot[2], True)
+        except ValueError:
+            return None
+        if not current:
+            return None
+        if slot[1]:
+            current = type_arguments(current, self.tools, slot[1])
+        prev = slot[5]
+        safe = stable_prefix(current, slot[4])
+        if not safe or (prev and not safe.startswith(prev)):
+            return None
+        slot[5] = safe
+        return safe[len(prev) :] or None
+
+    def _flush_args(self, slot: list[Any]) -> str | None:
+        try:
+            final = arguments_of(slot[2], False)
+        except ValueError:
+            return None
+        if final:
+            final = type_arguments(final, self.tools, slot[1])
+        prev = slot[5]
+        if final and len(final) > len(prev):
+            if prev and not final.startswith(prev):
+                return None
+            slot[5] = final
+            return final[len(prev) :]
+        return None
+
+    def _on_end(self, st: JSONState, index: int, calls: list[DeltaToolCall]) -> None:
+        if index >= len(st["slots"]):
+            return
+        slot = st["slots"][index]
+        rest = self._flush_args(slot)
+        if not slot[3]:
+            name = slot[1] or self._name_of(slot) or ""
+            if name:
+                self._open_call(slot, name)
+                calls.append(
+                    DeltaToolCall(index=index, id=slot[0], type="function", name=name,
+                                  arguments=rest or "")
+                )
+                rest = None
+        if rest and slot[3]:
+            calls.append(DeltaToolCall(index=index, arguments=rest))
+
+    # ── one-shot ──────────────────────────────────────────────────────────
+    def extract(self, text: str, suppress: bool = False) -> ExtractedToolCalls:
+        """One-shot parse; `suppress` (tool_choice "none" with tools) drops calls, keeps text."""
+        st = new_state()
+        st["suppress"] = suppress
+        events = self.feed(st, text, [])
+        events += self.finish(st)
+        delta = self.to_delta(st, events, finished=True)
+        calls: list[ToolCall] = []
+        for slot in st["slots"]:
+            if not slot[1] and not slot[2]:
+                continue
+            name = slot[1].strip()
+            raw = slot[2]
+            if not name and raw.strip():
+                name, args = _name_and_args(raw)
+            elif raw.strip():
+                try:
+                    args = arguments_of(raw, False)
+                except ValueError:
+                    args = _name_and_args(raw)[1]
+            else:
+                args = "{}"
+            if name:
+                calls.append(
+                    ToolCall(name=name, arguments=type_arguments(args, self.tools, name),
+                             id=slot[0] or random_tool_call_id())
+                )
+        content = delta.content if delta else None
+        if content and calls:
+            content = content.strip() or None
+        return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)
+
+
+def _name_and_args(raw: str) -> tuple[str, str]:
+    raw = raw.strip()
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        return "", raw
+    if not isinstance(parsed, dict):
+        return "", raw
+    name = parsed.get("name", "")
+    for key in ("arguments", "parameters"):
+        if key in parsed:
+            value = parsed[key]
+            return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    rest = {k: v for k, v in parsed.items() if k != "name"}
+    return name, json.dumps(rest, ensure_ascii=False)
+
+
+def _coalesce(calls: list[DeltaToolCall]) -> list[DeltaToolCall]:
+    """Merge deltas of the same call index into one."""
+    merged: dict[int, DeltaToolCall] = {}
+    for call in calls:
+        have = merged.get(call.index)
+        if have is None:
+            merged[call.index] = call
+            continue
+        if call.id is not None and have.id is None:
+            have.id = call.id
+        if call.type is not None and have.type is None:
+            have.type = call.type
+        if call.name is not None and have.name is None:
+            have.name = call.name
+        if call.arguments is not None:
+            have.arguments = (have.arguments or "") + call.arguments
+    return calls if len(merged) == len(calls) else list(merged.values())
