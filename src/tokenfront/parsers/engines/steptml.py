@@ -185,7 +185,7 @@ class StepTmlToolParser(ToolParser):
                     return DeltaMessage(tool_calls=[DeltaToolCall(index=cur, arguments=args)])
             return None
 
-    def remaining_unstreamed_args(self, state: JSONState) -> str:
+    def remaining_args(self, state: JSONState) -> str:
         """vLLM's `get_remaining_unstreamed_args` for this parser: it never records streamed
         arguments under the key it checks, so once a call was seen the answer is "{}"."""
         return "{}" if state.get("calls") else ""
