@@ -1,5 +1,50 @@
-"""Routes for render (being built)."""
+"""POST /v1/chat/completions/render and /v1/completions/render."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from tokenfront.api.body import parse_model, read_json
+from tokenfront.api.concurrency import run_cpu
+from tokenfront.api.responses import JSONBytesResponse
+from tokenfront.api.state import AppState, app_state
+from tokenfront.protocol.requests import ChatCompletionRequest, CompletionRequest
+from tokenfront.render.chat import render_chat_request
+from tokenfront.render.completion import render_completion_request
 
 router = APIRouter()
+
+
+def _chat(state: AppState, data: Any, header_id: str | None) -> Any:
+    body = parse_model(ChatCompletionRequest, data)
+    model = state.model_for(body.model)
+    return render_chat_request(
+        model, body, header_request_id=header_id, max_n=state.settings.max_n_sequences
+    )
+
+
+def _completion(state: AppState, data: Any, header_id: str | None) -> Any:
+    body = parse_model(CompletionRequest, data)
+    model = state.model_for(body.model)
+    return render_completion_request(
+        model, body, header_request_id=header_id, max_n=state.settings.max_n_sequences
+    )
+
+
+@router.post("/v1/chat/completions/render")
+async def render_chat(request: Request) -> Response:
+    state = app_state(request)
+    data = await read_json(request, state.settings.max_request_bytes)
+    result = await run_cpu(_chat, state, data, request.headers.get("X-Request-Id"))
+    return JSONBytesResponse(result)
+
+
+@router.post("/v1/completions/render")
+async def render_completion(request: Request) -> Response:
+    state = app_state(request)
+    data = await read_json(request, state.settings.max_request_bytes)
+    result = await run_cpu(_completion, state, data, request.headers.get("X-Request-Id"))
+    return JSONBytesResponse(result)

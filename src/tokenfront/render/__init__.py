@@ -1,0 +1,1 @@
+"""Render: chat/completion requests -> token ids and vLLM's GenerateRequest JSON."""

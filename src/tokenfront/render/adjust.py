@@ -1,0 +1,189 @@
+"""What vLLM's parsers change on a chat request before its sampling params are built
+(`Parser.adjust_request`): `skip_special_tokens`, and structured outputs that force
+tool calls for `tool_choice` "required" or a named function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tokenfront.protocol.requests import (
+    ChatCompletionRequest,
+    RequestValidationFailure,
+    StructuredOutputsParams,
+)
+from tokenfront.render import structural_tags
+from tokenfront.tokenization.registry import ServedModel
+
+# Reasoning parsers built on vLLM's parser engine: their adjust_request always keeps
+# special tokens.
+_ENGINE_REASONING = frozenset({"qwen3", "glm45", "minimax_m2", "seed_oss"})
+
+
+@dataclass(frozen=True)
+class ToolParserTraits:
+    # "base": the ToolParser default; "skip_if_tools": default + keep special tokens when
+    # tools are in play; "engine": default + always keep special tokens;
+    # "kimi": only keeps special tokens; "mistral": engine + pre-v11 JSON schema.
+    kind: str = "base"
+    structural_tag_model: str | None = None
+
+    @property
+    def supports_required_and_named(self) -> bool:
+        # vLLM turns this off for parsers with a structural tag model (strict tool
+        # calling is on by default).
+        return self.structural_tag_model is None and self.kind != "mistral"
+
+
+TOOL_PARSERS: dict[str, ToolParserTraits] = {
+    "hermes": ToolParserTraits("skip_if_tools", "hermes"),
+    "qwen3_coder": ToolParserTraits("engine", "qwen_3_coder"),
+    "llama3_json": ToolParserTraits("base", "llama"),
+    "pythonic": ToolParserTraits("base"),
+    "deepseek_v31": ToolParserTraits("base", "deepseek_v3_1"),
+    "deepseek_v3": ToolParserTraits("base", "deepseek_r1"),
+    "mistral": ToolParserTraits("mistral"),
+    "kimi_k2": ToolParserTraits("kimi", "kimi"),
+    "glm45": ToolParserTraits("engine", "glm_4_7"),
+    "minimax_m2": ToolParserTraits("engine", "minimax"),
+    "granite": ToolParserTraits("engine"),
+    "phi4_mini_json": ToolParserTraits("base"),
+    "xlam": ToolParserTraits("base"),
+    "internlm": ToolParserTraits("skip_if_tools"),
+    "seed_oss": ToolParserTraits("engine"),
+    "step3": ToolParserTraits("skip_if_tools"),
+    "hunyuan_a13b": ToolParserTraits("base"),
+    "ernie45": ToolParserTraits("base"),
+    "jamba": ToolParserTraits("skip_if_tools"),
+    "lfm2": ToolParserTraits("skip_if_tools"),
+}
+# glm45's default strict level is FUNCTION (the others default to AUTO).
+_FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})
+
+
+def _tools_in_play(request: ChatCompletionRequest) -> bool:
+    return bool(request.tools) and request.tool_choice != "none"
+
+
+def _params_or_empty(params: dict[str, Any] | None) -> dict[str, Any]:
+    return params if params else {"type": "object", "properties": {}}
+
+
+def _pop_defs(request: ChatCompletionRequest) -> dict[str, Any]:
+    all_defs: dict[str, Any] = {}
+    for tool in request.tools or ():
+        params = tool.function.parameters
+        if params is None:
+            continue
+        defs = params.pop("$defs", {})
+        if not isinstance(defs, dict):
+            raise RequestValidationFailure(
+                f"`$defs` in the parameters of tool '{tool.function.name}' must be an "
+                f"object, got {type(defs).__name__}.",
+                parameter="tools",
+            )
+        for name, schema in defs.items():
+            if name in all_defs and all_defs[name] != schema:
+                raise RequestValidationFailure(
+                    f"Tool definition '{name}' has multiple schemas, which is not supported.",
+                    parameter="tools",
+                )
+            all_defs[name] = schema
+    return all_defs
+
+
+def json_schema_from_tools(request: ChatCompletionRequest) -> dict[str, Any] | None:
+    """The JSON schema vLLM forces for required / named tool choices."""
+    choice = request.tool_choice
+    if choice in ("none", None) or request.tools is None:
+        return None
+    named = request.named_tool_choice
+    if named is not None:
+        for tool in request.tools:
+            if tool.function.name == named:
+                return _params_or_empty(tool.function.parameters)
+        raise RequestValidationFailure(f"Tool '{named}' has not been passed in `tools`.")
+    if choice != "required":
+        return None
+    schema: dict[str, Any] = {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "type": "object",
+            "anyOf": [
+                {
+                    "properties": {
+                        "name": {"type": "string", "enum": [tool.function.name]},
+                        "parameters": _params_or_empty(tool.function.parameters),
+                    },
+                    "required": ["name", "parameters"],
+                }
+                for tool in request.tools
+            ],
+        },
+    }
+    if request.parallel_tool_calls is False:
+        schema["maxItems"] = 1
+    defs = _pop_defs(request)
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+def _base_tool_adjust(request: ChatCompletionRequest, traits: ToolParserTraits) -> None:
+    if not request.tools:
+        return
+    so = request.structured_outputs
+    if so is not None and so.structural_tag is not None:
+        return
+    if not traits.supports_required_and_named:
+        return
+    schema = json_schema_from_tools(request)
+    if schema is not None:
+        request.structured_outputs = StructuredOutputsParams.model_validate({"json": schema})
+        request.response_format = None
+
+
+def _mistral_adjust(request: ChatCompletionRequest) -> None:
+    request.skip_special_tokens = False
+    named = request.named_tool_choice is not None
+    if not (request.tool_choice == "required" or named):
+        return
+    rf = request.response_format
+    overridable = rf is None or rf.type in ("text", "json_object", "json_schema")
+    if request.tools and request.structured_outputs is None and overridable:
+        schema = structural_tags.mistral_pre_v11_schema(request)
+        if schema is not None:
+            request.structured_outputs = StructuredOutputsParams.model_validate({"json": schema})
+            request.response_format = None
+
+
+def _tool_adjust(request: ChatCompletionRequest, traits: ToolParserTraits) -> None:
+    structural_tags.apply_structural_tag(request, traits.structural_tag_model,
+                                         traits.structural_tag_model in _FUNCTION_STRICT_DEFAULT)
+    kind = traits.kind
+    if kind == "kimi":
+        if _tools_in_play(request):
+            request.skip_special_tokens = False
+        return
+    if kind == "mistral":
+        _mistral_adjust(request)
+        return
+    _base_tool_adjust(request, traits)
+    if kind == "engine" or (kind == "skip_if_tools" and _tools_in_play(request)):
+        request.skip_special_tokens = False
+
+
+def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_ids: list[int]) -> None:
+    """Apply the configured parsers' request adjustments in place."""
+    options = model.options
+    reasoning = options.reasoning_parser or None
+    tool = options.tool_call_parser if options.enable_auto_tool_choice else None
+    if reasoning is None and tool is None:
+        return
+    if reasoning is None and request.tool_choice == "none":
+        return
+    if reasoning in _ENGINE_REASONING:
+        request.skip_special_tokens = False
+    if tool is not None:
+        _tool_adjust(request, TOOL_PARSERS.get(tool, ToolParserTraits()))

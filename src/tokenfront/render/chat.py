@@ -1,0 +1,221 @@
+"""`/v1/chat/completions/render`: a chat request -> vLLM's GenerateRequest JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tokenfront.api.errors import APIError
+from tokenfront.parsers.base import ParseContext
+from tokenfront.protocol.requests import ChatCompletionRequest, RequestValidationFailure
+from tokenfront.render import adjust
+from tokenfront.render.chat_params import (
+    default_template_kwargs,
+    history_tool_call_count,
+    merge_kwargs,
+    request_template_kwargs,
+    resolve_chat_template_kwargs,
+)
+from tokenfront.render.chat_template import (
+    NO_TEMPLATE_MESSAGE,
+    render_chat,
+    resolve_content_format,
+)
+from tokenfront.render.messages import to_conversation
+from tokenfront.render.sampling import (
+    build_sampling_params,
+    get_max_tokens,
+    override_max_tokens,
+    sampling_defaults,
+)
+from tokenfront.render.tokens import TokenizeParams, encode_text
+from tokenfront.tokenization.registry import ServedModel
+
+
+def check_tool_choice(model: ServedModel, request: ChatCompletionRequest) -> None:
+    """vLLM refuses tool choices the server has no tool parser for."""
+    if model.options.tool_call_parser:
+        return
+    choice = request.tool_choice
+    if choice is None or choice == "none":
+        return
+    if choice == "auto":
+        if not model.options.enable_auto_tool_choice:
+            raise APIError(
+                '"auto" tool choice requires --enable-auto-tool-choice and '
+                "--tool-call-parser to be set"
+            )
+        return
+    name = request.named_tool_choice
+    desc = f'function "{name}"' if name is not None else f'"{choice}"'
+    raise APIError(f"tool_choice={desc} requires --tool-call-parser to be set")
+
+
+def check_request_template(model: ServedModel, request: ChatCompletionRequest) -> None:
+    if model.options.trust_request_chat_template:
+        return
+    kwargs = request.chat_template_kwargs
+    if request.chat_template is not None or (kwargs and kwargs.get("chat_template") is not None):
+        raise APIError(
+            "Chat template is passed with request, but --trust-request-chat-template is not "
+            "set. Refused request with untrusted chat template."
+        )
+
+
+def check_mm_kwargs(request: Any) -> None:
+    if getattr(request, "mm_processor_kwargs", None):
+        raise RequestValidationFailure(
+            "Per-request mm_processor_kwargs are disabled by default because they can change "
+            "multimodal preprocessing resource usage. Start the server with "
+            "--trust-request-mm-kwargs only when clients are trusted.",
+            parameter="mm_processor_kwargs",
+        )
+    if getattr(request, "media_io_kwargs", None):
+        raise RequestValidationFailure(
+            "Per-request media_io_kwargs are disabled by default because they can change "
+            "multimodal media loading resource usage. Start the server with "
+            "--trust-request-mm-kwargs only when clients are trusted.",
+            parameter="media_io_kwargs",
+        )
+
+
+def chat_tokenize_params(model: ServedModel, request: ChatCompletionRequest) -> TokenizeParams:
+    if request.max_completion_tokens is not None:
+        max_out, param = request.max_completion_tokens, "max_completion_tokens"
+    else:
+        max_out, param = request.max_tokens, "max_tokens"
+    params = TokenizeParams(
+        max_total_tokens=model.max_model_len,
+        max_output_tokens=max_out,
+        truncate_prompt_tokens=request.truncate_prompt_tokens,
+        truncation_side=request.truncation_side,
+        add_special_tokens=request.add_special_tokens,
+        max_output_tokens_param=param,
+    )
+    params.validate()
+    return params
+
+
+def render_prompt_ids(
+    model: ServedModel, request: ChatCompletionRequest, tok_params: TokenizeParams
+) -> list[int]:
+    """Template the conversation and tokenize it."""
+    template = request.chat_template or model.chat_template
+    if template is None:
+        raise APIError(NO_TEMPLATE_MESSAGE)
+    tools = request.tool_dicts()
+    kwargs = merge_kwargs(
+        merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
+        request_template_kwargs(request),
+    )
+    kwargs.pop("tools", None)
+    kwargs.pop("tokenize", None)
+    content_format = resolve_content_format(template, model.options.chat_template_content_format)
+    conversation = to_conversation(request.messages, content_format)
+    text = render_chat(model.tokenizer, template, conversation, tools, kwargs)
+    return encode_text(model, text, tok_params)
+
+
+def prompt_reasoning_ended(
+    model: ServedModel, token_ids: list[int], template_kwargs: dict[str, Any], request: ChatCompletionRequest
+) -> bool | None:
+    """The reasoning parser's verdict on whether the prompt already closed reasoning."""
+    parser = model.parser
+    hook = getattr(parser, "prompt_reasoning_ended", None)
+    if hook is not None:
+        try:
+            return hook(token_ids, template_kwargs)
+        except TypeError:
+            return hook(token_ids)
+    name = model.options.reasoning_parser
+    if not name:
+        return None
+    try:
+        from tokenfront.parsers.registry import get_reasoning_parser
+
+        cls = get_reasoning_parser(name)
+        ctx = ParseContext(
+            tools=request.tool_dicts(),
+            tool_choice=request.tool_choice_value(),
+            chat_template_kwargs=template_kwargs,
+            prompt_token_ids=token_ids,
+        )
+        return bool(cls(model.tokenizer, ctx).is_reasoning_end(token_ids))
+    except Exception:
+        return None
+
+
+def render_chat_request(
+    model: ServedModel,
+    request: ChatCompletionRequest,
+    *,
+    header_request_id: str | None = None,
+    max_n: int = 16384,
+) -> dict[str, Any]:
+    if request.use_beam_search:
+        raise APIError("Beam search is not supported by the render endpoint")
+    check_tool_choice(model, request)
+    check_request_template(model, request)
+    check_mm_kwargs(request)
+    tok_params = chat_tokenize_params(model, request)
+
+    token_ids = render_prompt_ids(model, request, tok_params)
+    adjust.adjust_request(model, request, token_ids)
+    if not token_ids:
+        raise APIError("No token_ids rendered")
+
+    defaults = sampling_defaults(model)
+    max_tokens = get_max_tokens(
+        model.max_model_len,
+        request.max_completion_tokens
+        if request.max_completion_tokens is not None
+        else request.max_tokens,
+        len(token_ids),
+        defaults,
+        override_max_tokens(model),
+        request.truncate_prompt_tokens,
+    )
+    sampling, kv, ec = build_sampling_params(request, max_tokens, defaults, max_n=max_n)
+
+    template_kwargs = resolve_chat_template_kwargs(model, request)
+    has_reasoning = bool(model.options.reasoning_parser)
+    if not request.include_reasoning:
+        reasoning_ended: bool | None = True
+    elif has_reasoning:
+        reasoning_ended = prompt_reasoning_ended(model, token_ids, template_kwargs, request)
+    else:
+        reasoning_ended = None
+
+    base_id = header_request_id if header_request_id is not None else request.request_id
+    return {
+        "request_id": f"chatcmpl-{base_id}",
+        "token_ids": token_ids,
+        "token_offsets": None,
+        "features": None,
+        "content_parts": None,
+        "sampling_params": sampling,
+        "model": request.model,
+        "reasoning_ended": reasoning_ended,
+        "reasoning_parser_kwargs": (
+            {"chat_template_kwargs": template_kwargs} if has_reasoning else None
+        ),
+        "return_token_ids": request.return_token_ids,
+        "output_mode": "tokens",
+        "parse_context": {
+            "tools": request.tool_dicts(),
+            "tool_choice": request.tool_choice_value(),
+            "parallel_tool_calls": request.parallel_tool_calls,
+            "include_reasoning": request.include_reasoning,
+            "chat_template_kwargs": template_kwargs,
+            "history_tool_call_cnt": history_tool_call_count(request),
+        },
+        "stream": bool(request.stream),
+        "stream_options": (
+            request.stream_options.model_dump()
+            if request.stream and request.stream_options is not None
+            else None
+        ),
+        "cache_salt": request.cache_salt,
+        "priority": request.priority,
+        "kv_transfer_params": kv,
+        "ec_transfer_params": ec,
+    }

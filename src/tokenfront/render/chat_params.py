@@ -1,0 +1,69 @@
+"""Chat template kwargs and other per-request chat facts, computed the way vLLM does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tokenfront.protocol.requests import ChatCompletionRequest
+from tokenfront.tokenization.registry import ServedModel
+
+# vLLM always adds `--cohere-format`'s default to the default template kwargs.
+_COHERE_FORMAT_DEFAULT = "cmd4"
+_UNSET = (None, "auto")
+
+
+def merge_kwargs(defaults: dict[str, Any] | None, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """`defaults` updated with the `overrides` that are set (not None / "auto")."""
+    merged = dict(defaults or {})
+    for key, value in (overrides or {}).items():
+        if value is None or (isinstance(value, str) and value == "auto"):
+            continue
+        merged[key] = value
+    return merged
+
+
+def default_template_kwargs(model: ServedModel) -> dict[str, Any]:
+    """`--default-chat-template-kwargs` plus the Cohere format default."""
+    kwargs = dict(model.options.default_chat_template_kwargs or {})
+    kwargs.setdefault("cohere_format", _COHERE_FORMAT_DEFAULT)
+    return kwargs
+
+
+def request_template_kwargs(request: ChatCompletionRequest) -> dict[str, Any]:
+    """The request's own kwargs with the request-level switches applied on top."""
+    effort = request.reasoning_effort
+    extra: dict[str, Any] = {
+        "add_generation_prompt": request.add_generation_prompt,
+        "continue_final_message": request.continue_final_message,
+        "documents": request.documents,
+        "reasoning_effort": effort,
+    }
+    user_kwargs = request.chat_template_kwargs or {}
+    if effort is not None and "enable_thinking" not in user_kwargs:
+        extra["enable_thinking"] = effort != "none"
+    return merge_kwargs(request.chat_template_kwargs, extra)
+
+
+def resolve_chat_template_kwargs(model: ServedModel, request: ChatCompletionRequest) -> dict[str, Any]:
+    """The kwargs vLLM puts into `parse_context.chat_template_kwargs` (defaults applied)."""
+    return merge_kwargs(default_template_kwargs(model), request_template_kwargs(request))
+
+
+def _count_tool_calls(tool_calls: object) -> int:
+    if tool_calls is None:
+        return 0
+    if isinstance(tool_calls, (str, bytes, dict)):
+        return 1
+    if isinstance(tool_calls, Iterable):
+        return sum(1 for _ in tool_calls)
+    return 1
+
+
+def history_tool_call_count(request: ChatCompletionRequest) -> int:
+    """Tool calls already made by the assistant in the conversation."""
+    return sum(
+        _count_tool_calls(msg.get("tool_calls"))
+        for msg in request.messages
+        if isinstance(msg, dict) and msg.get("role") == "assistant"
+    )

@@ -1,0 +1,148 @@
+"""`/v1/completions/render`: a completion request -> a list of vLLM GenerateRequest JSONs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tokenfront.api.errors import APIError
+from tokenfront.protocol.requests import CompletionRequest, RequestValidationFailure
+from tokenfront.render.chat import check_mm_kwargs
+from tokenfront.render.sampling import (
+    build_sampling_params,
+    get_max_tokens,
+    override_max_tokens,
+    sampling_defaults,
+)
+from tokenfront.render.tokens import TokenizeParams, check_token_ids, encode_text
+from tokenfront.tokenization.registry import ServedModel
+
+Prompt = str | list[int]
+
+
+def _check_suffix(request: CompletionRequest) -> None:
+    if request.suffix is None:
+        return
+    if request.echo:
+        raise APIError("Echo is unsupported with suffix.", param="suffix")
+    if request.prompt_embeds is not None:
+        raise APIError("suffix is not supported with prompt_embeds", param="suffix")
+    if request.truncate_prompt_tokens is not None:
+        raise APIError("suffix is not supported with truncate_prompt_tokens", param="suffix")
+    prompt = request.prompt
+    if isinstance(prompt, str) or (
+        isinstance(prompt, list) and all(isinstance(p, str) for p in prompt)
+    ):
+        # No served tokenizer renders fill-in-the-middle prompts.
+        raise APIError(
+            "suffix is only supported for models with FIM completion rendering", param="suffix"
+        )
+    raise APIError(
+        "suffix requires text prompt input for FIM completion rendering", param="suffix"
+    )
+
+
+def prompt_list(prompt: Any) -> list[Prompt]:
+    """vLLM's `prompt_to_seq`: one text or one id list becomes a one-item batch."""
+    if prompt is None:
+        return []
+    if isinstance(prompt, str):
+        return [prompt]
+    if prompt and all(isinstance(p, int) for p in prompt):
+        return [list(prompt)]
+    return list(prompt)
+
+
+def completion_tokenize_params(model: ServedModel, request: CompletionRequest) -> TokenizeParams:
+    params = TokenizeParams(
+        max_total_tokens=model.max_model_len,
+        max_output_tokens=request.max_tokens or 0,
+        truncate_prompt_tokens=request.truncate_prompt_tokens,
+        truncation_side=request.truncation_side,
+        add_special_tokens=request.add_special_tokens,
+    )
+    params.validate()
+    return params
+
+
+def tokenize_prompts(
+    model: ServedModel, request: CompletionRequest, params: TokenizeParams
+) -> list[list[int]]:
+    prompts = prompt_list(request.prompt)
+    if not prompts:
+        raise RequestValidationFailure("You must pass at least one prompt", parameter="prompt")
+    out = []
+    for prompt in prompts:
+        if isinstance(prompt, str):
+            out.append(encode_text(model, prompt, params))
+        else:
+            out.append(check_token_ids(model, list(prompt), params))
+    return out
+
+
+def render_completion_request(
+    model: ServedModel,
+    request: CompletionRequest,
+    *,
+    header_request_id: str | None = None,
+    max_n: int = 16384,
+) -> list[dict[str, Any]]:
+    if request.use_beam_search:
+        raise APIError("Beam search is not supported by the render endpoint")
+    _check_suffix(request)
+    if request.echo and request.prompt_embeds is not None:
+        raise APIError("Echo is unsupported with prompt embeds.")
+    if request.prompt_logprobs is not None and request.prompt_embeds is not None:
+        raise APIError("prompt_logprobs is not compatible with prompt embeds.")
+    check_mm_kwargs(request)
+    params = completion_tokenize_params(model, request)
+    if request.prompt_embeds is not None:
+        raise RequestValidationFailure(
+            "You must set `--enable-prompt-embeds` to input `prompt_embeds`.",
+            parameter="prompt_embeds",
+        )
+    batches = tokenize_prompts(model, request, params)
+
+    defaults = sampling_defaults(model)
+    override = override_max_tokens(model)
+    base_id = header_request_id if header_request_id is not None else request.request_id
+    base_id = f"cmpl-{base_id}"
+    results = []
+    for i, token_ids in enumerate(batches):
+        if not token_ids:
+            raise APIError("No token_ids rendered")
+        max_tokens = get_max_tokens(
+            model.max_model_len,
+            request.max_tokens,
+            len(token_ids),
+            defaults,
+            override,
+            request.truncate_prompt_tokens,
+        )
+        sampling, kv, ec = build_sampling_params(request, max_tokens, defaults, max_n=max_n)
+        results.append(
+            {
+                "request_id": base_id if len(batches) == 1 else f"{base_id}-{i}",
+                "token_ids": token_ids,
+                "token_offsets": None,
+                "features": None,
+                "content_parts": None,
+                "sampling_params": sampling,
+                "model": request.model,
+                "reasoning_ended": None,
+                "reasoning_parser_kwargs": None,
+                "return_token_ids": request.return_token_ids,
+                "output_mode": "tokens",
+                "parse_context": None,
+                "stream": bool(request.stream),
+                "stream_options": (
+                    request.stream_options.model_dump()
+                    if request.stream and request.stream_options is not None
+                    else None
+                ),
+                "cache_salt": request.cache_salt,
+                "priority": request.priority,
+                "kv_transfer_params": kv,
+                "ec_transfer_params": ec,
+            }
+        )
+    return results

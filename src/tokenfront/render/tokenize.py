@@ -1,0 +1,108 @@
+"""/tokenize and /detokenize in vLLM's request and response shapes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tokenfront.api.errors import APIError
+from tokenfront.protocol.requests import (
+    ChatCompletionToolsParam,
+    RequestValidationFailure,
+)
+from tokenfront.render.chat import check_request_template
+from tokenfront.render.chat_params import default_template_kwargs, merge_kwargs
+from tokenfront.render.chat_template import NO_TEMPLATE_MESSAGE, render_chat, resolve_content_format
+from tokenfront.render.messages import to_conversation
+from tokenfront.tokenization.registry import ServedModel
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class TokenizeCompletionRequest(_Open):
+    model: str | None = None
+    prompt: str
+    add_special_tokens: bool = True
+    return_token_strs: bool | None = False
+
+
+class TokenizeChatRequest(_Open):
+    model: str | None = None
+    messages: list[dict[str, Any]]
+    add_generation_prompt: bool = True
+    return_token_strs: bool | None = False
+    continue_final_message: bool = False
+    add_special_tokens: bool = False
+    chat_template: str | None = None
+    chat_template_kwargs: dict[str, Any] | None = None
+    media_io_kwargs: dict[str, dict[str, Any]] | None = None
+    mm_processor_kwargs: dict[str, Any] | None = None
+    tools: list[ChatCompletionToolsParam] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_generation_prompt(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("continue_final_message") and data.get(
+            "add_generation_prompt"
+        ):
+            raise RequestValidationFailure(
+                "Cannot set both `continue_final_message` and `add_generation_prompt` to True."
+            )
+        return data
+
+
+
+class DetokenizeRequest(_Open):
+    model: str | None = None
+    tokens: list[Annotated[int, Field(ge=0, le=2**63 - 1)]]
+
+
+def tokenize(model: ServedModel, request: TokenizeCompletionRequest | TokenizeChatRequest) -> dict[str, Any]:
+    if isinstance(request, TokenizeChatRequest):
+        ids = _tokenize_chat(model, request)
+    else:
+        ids = list(
+            model.tokenizer(request.prompt, add_special_tokens=request.add_special_tokens)[
+                "input_ids"
+            ]
+        )
+    out: dict[str, Any] = {"count": len(ids), "max_model_len": model.max_model_len, "tokens": ids}
+    out["token_strs"] = (
+        model.tokenizer.convert_ids_to_tokens(ids) if request.return_token_strs else None
+    )
+    return out
+
+
+def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int]:
+    check_request_template(model, request)  # type: ignore[arg-type]
+    if request.mm_processor_kwargs or request.media_io_kwargs:
+        from tokenfront.render.chat import check_mm_kwargs
+
+        check_mm_kwargs(request)
+    template = request.chat_template or model.chat_template
+    if template is None:
+        raise APIError(NO_TEMPLATE_MESSAGE)
+    tools = None if request.tools is None else [t.to_dict() for t in request.tools]
+    kwargs = merge_kwargs(
+        merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
+        merge_kwargs(
+            request.chat_template_kwargs,
+            {
+                "add_generation_prompt": request.add_generation_prompt,
+                "continue_final_message": request.continue_final_message,
+            },
+        ),
+    )
+    kwargs.pop("tools", None)
+    kwargs.pop("tokenize", None)
+    content_format = resolve_content_format(template, model.options.chat_template_content_format)
+    conversation = to_conversation(request.messages, content_format)
+    text = render_chat(model.tokenizer, template, conversation, tools, kwargs)
+    return list(model.tokenizer(text, add_special_tokens=request.add_special_tokens)["input_ids"])
+
+
+def detokenize(model: ServedModel, request: DetokenizeRequest) -> dict[str, Any]:
+    return {"prompt": model.tokenizer.decode(request.tokens)}
