@@ -1,0 +1,109 @@
+"""glm45 / glm47: golden vLLM answers plus own cases."""
+
+from __future__ import annotations
+
+import pytest
+from xml_support import (
+    check_golden_oneshot,
+    check_golden_stream,
+    golden,
+    make,
+    oneshot,
+    run_stream,
+    token_chunks,
+    tool,
+)
+
+MODEL = "synthetic-multi"
+WEATHER = tool(
+    "get_weather",
+    {"city": {"type": "string"}, "days": {"type": "integer"}, "opts": {"type": "object"}},
+)
+
+
+def parser(**kw: object):
+    kw.setdefault("tools", [WEATHER])
+    return make("glm45", MODEL, reasoning_parser=True, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("case", golden("glm45", "oneshot"), ids=lambda c: c["id"])
+def test_golden_oneshot(case: dict) -> None:
+    check_golden_oneshot(case)
+
+
+@pytest.mark.parametrize("case", golden("glm45", "stream"), ids=lambda c: c["id"])
+def test_golden_stream(case: dict) -> None:
+    check_golden_stream(case)
+
+
+def test_flags() -> None:
+    assert type(make("glm47", MODEL)) is type(make("glm45", MODEL))
+    assert parser().supports_required_and_named is False
+
+
+ONE = (
+    "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+    "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "calls", "content"),
+    [
+        ("Plain <b>text</b>", [], "Plain <b>text</b>"),
+        (ONE, [("get_weather", '{"city": "Paris", "days": 3}')], None),
+        # Values are verbatim (no trimming); the name may run straight into the first key.
+        (
+            "<tool_call>get_weather<arg_key>city</arg_key><arg_value> Pa ris </arg_value></tool_call>",
+            [("get_weather", '{"city": " Pa ris "}')],
+            None,
+        ),
+        # Functions the request does not offer are dropped with their markup.
+        (
+            "Hi.\n<tool_call>launch\n<arg_key>x</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+            [],
+            "Hi.\n",
+        ),
+        ("Hi.\n<tool_call>get_weather\n</tool_call>\nBye.", [("get_weather", "{}")], "Hi."),
+        (
+            "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>A</arg_value>\n</tool_call>"
+            '<tool_call>get_weather\n<arg_key>opts</arg_key>\n<arg_value>{"z": "ü"}</arg_value>\n</tool_call>',
+            [("get_weather", '{"city": "A"}'), ("get_weather", '{"opts": {"z": "ü"}}')],
+            None,
+        ),
+        (
+            "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Ber",
+            [("get_weather", "{}")],
+            None,
+        ),
+        ("<think>x</think>Answer", [], "Answer"),
+    ],
+)
+def test_oneshot(text: str, calls: list, content: str | None) -> None:
+    assert oneshot(parser(), text) == (calls, content)
+
+
+def test_unknown_function_kept_without_tools() -> None:
+    text = "<tool_call>launch\n<arg_key>x</arg_key>\n<arg_value>1</arg_value>\n</tool_call>"
+    assert oneshot(parser(tools=None), text) == ([("launch", '{"x": "1"}')], None)
+
+
+def test_thinking_off_makes_think_tags_text() -> None:
+    p = parser(chat_template_kwargs={"enable_thinking": False})
+    assert oneshot(p, "<think>x</think>Answer") == ([], "<think>x</think>Answer")
+
+
+@pytest.mark.parametrize("per", [1, 2, 5, 1000])
+def test_stream_matches_oneshot(per: int) -> None:
+    content, calls, _ = run_stream(parser(), token_chunks(ONE + ONE, MODEL, per))
+    assert calls == [("get_weather", '{"city": "Paris", "days": 3}')] * 2
+    assert content == ""
+
+
+def test_stream_repeated_key_keeps_first_streamed_value() -> None:
+    text = (
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>A</arg_value>\n"
+        "<arg_key>city</arg_key>\n<arg_value>B</arg_value>\n</tool_call>"
+    )
+    assert oneshot(parser(), text) == ([("get_weather", '{"city": "B"}')], None)
+    assert run_stream(parser(), token_chunks(text, MODEL))[1] == [("get_weather", '{"city": "A')]

@@ -1,0 +1,96 @@
+"""minimax_m2: golden vLLM answers plus own cases."""
+
+from __future__ import annotations
+
+import pytest
+from xml_support import (
+    check_golden_oneshot,
+    check_golden_stream,
+    golden,
+    make,
+    oneshot,
+    run_stream,
+    token_chunks,
+    tool,
+)
+
+MODEL = "synthetic-multi"
+WEATHER = tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}})
+
+
+def parser(**kw: object):
+    kw.setdefault("tools", [WEATHER])
+    return make("minimax_m2", MODEL, reasoning_parser=True, **kw)  # type: ignore[arg-type]
+
+
+def section(*invokes: str) -> str:
+    return "<minimax:tool_call>\n" + "".join(invokes) + "</minimax:tool_call>"
+
+
+def invoke(name: str, **params: str) -> str:
+    body = "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v in params.items())
+    return f'<invoke name="{name}">\n{body}</invoke>\n'
+
+
+@pytest.mark.parametrize("case", golden("minimax_m2", "oneshot"), ids=lambda c: c["id"])
+def test_golden_oneshot(case: dict) -> None:
+    check_golden_oneshot(case)
+
+
+@pytest.mark.parametrize("case", golden("minimax_m2", "stream"), ids=lambda c: c["id"])
+def test_golden_stream(case: dict) -> None:
+    check_golden_stream(case)
+
+
+@pytest.mark.parametrize(
+    ("text", "calls", "content"),
+    [
+        ("Plain a > b", [], "Plain a > b"),
+        (
+            section(invoke("get_weather", city="Paris", days="3")),
+            [("get_weather", '{"city": "Paris", "days": 3}')],
+            None,
+        ),
+        # Single-quoted and bare names; values verbatim.
+        (
+            "<minimax:tool_call><invoke name='get_weather'><parameter name='city'> Pa ris </parameter>"
+            "</invoke><invoke name=get_weather><parameter name=days>4</parameter></invoke></minimax:tool_call>",
+            [("get_weather", '{"city": " Pa ris "}'), ("get_weather", '{"days": 4}')],
+            None,
+        ),
+        ("Hi.\n" + section(invoke("launch", x="1")), [], "Hi.\n"),
+        ("Hi.\n" + section(invoke("get_weather")) + "\nBye.", [("get_weather", "{}")], "Hi."),
+        (
+            '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Ber',
+            [("get_weather", "{}")],
+            None,
+        ),
+        # An unclosed parameter ends at the next one opening; the last never closes.
+        (
+            '<minimax:tool_call><invoke name="get_weather"><parameter name="city">A'
+            '<parameter name="days">2</invoke></minimax:tool_call>',
+            [("get_weather", '{"city": "A"}')],
+            None,
+        ),
+        (
+            'x <invoke name="get_weather"><parameter name="city">Q</parameter></invoke> y',
+            [("get_weather", '{"city": "Q"}')],
+            "x",
+        ),
+    ],
+)
+def test_oneshot(text: str, calls: list, content: str | None) -> None:
+    assert oneshot(parser(), text) == (calls, content)
+
+
+@pytest.mark.parametrize("per", [1, 3, 1000])
+def test_stream_matches_oneshot(per: int) -> None:
+    text = section(
+        invoke("get_weather", city='"Zoë" \\ 🌧', days="3"), invoke("get_weather", city="B")
+    )
+    expected = [
+        ("get_weather", '{"city": "\\"Zoë\\" \\\\ 🌧", "days": 3}'),
+        ("get_weather", '{"city": "B"}'),
+    ]
+    assert oneshot(parser(), text)[0] == expected
+    assert run_stream(parser(), token_chunks(text, MODEL, per))[1] == expected
