@@ -17,6 +17,7 @@ import logging
 import os
 import secrets
 import shutil
+import signal
 import tempfile
 from dataclasses import asdict, fields
 from typing import Any
@@ -113,10 +114,22 @@ def run(
         settings.workers,
     )
     if settings.workers <= 1:
-        uvicorn.run(create_app(registry, settings), **uvicorn_kwargs(settings))
+        app = create_app(registry, settings)
+        _exit_cleanly_on_stop_signals()
+        uvicorn.run(app, **uvicorn_kwargs(settings))
         return 0
     del registry  # each worker loads its own copy
     return _run_workers(options, settings, parser_plugin)
+
+
+def _exit_cleanly_on_stop_signals() -> None:
+    """After uvicorn's graceful shutdown it re-raises the stop signal; exit 0 instead of dying."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
 
 
 def _run_workers(
@@ -137,5 +150,6 @@ def _run_workers(
         uvicorn.run(APP_FACTORY, factory=True, workers=settings.workers, **uvicorn_kwargs(settings))
     finally:
         if owned_dir:
+            os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
             shutil.rmtree(owned_dir, ignore_errors=True)
     return 0

@@ -1,0 +1,344 @@
+"""`tokenfront serve`: flags, environment variables, the worker factory and a real server process."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tokenfront import cli, launch
+from tokenfront.config import ModelOptions, ServerSettings
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    return cli.build_parser().parse_args(cli.normalize_argv(["serve", *argv]))
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in list(os.environ):
+        if key.startswith("TOKENFRONT_") and key != "TOKENFRONT_CACHE_DIR":
+            monkeypatch.delenv(key)
+    for key in ("VLLM_API_KEY", "VLLM_HTTP_MAX_REQUEST_BODY_SIZE", "VLLM_MAX_N_SEQUENCES"):
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One built-in model cache for the whole module (built once, ~2 s)."""
+    from tokenfront.tokenization import builtin
+
+    path = tmp_path_factory.mktemp("tf-cache")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TOKENFRONT_CACHE_DIR", str(path))
+    try:
+        builtin.builtin_model_dir()
+    finally:
+        mp.undo()
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A word-level tokenizer folder that loads in milliseconds."""
+    import json
+
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    path = tmp_path_factory.mktemp("tiny-model")
+    vocab = {w: i for i, w in enumerate(["<unk>", "</s>", "hello", "world"])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(path / "tokenizer.json"))
+    files = {
+        "tokenizer_config.json": {
+            "tokenizer_class": "PreTrainedTokenizerFast",
+            "eos_token": "</s>",
+        },
+        "config.json": {"model_type": "llama", "max_position_embeddings": 128},
+    }
+    for name, data in files.items():
+        (path / name).write_text(json.dumps(data))
+    return path
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def test_help_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(["serve", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for text in (
+        "built-in offline Qwen3",
+        "TOKENFRONT_<FLAG>",
+        "VLLM_API_KEY",
+        "--api-key",
+        "--stream-state-key",
+        "--workers",
+        "SIGTERM",
+        "/metrics",
+        "examples:",
+    ):
+        assert text in out, text
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert capsys.readouterr().out.startswith("tokenfront ")
+
+
+def test_defaults() -> None:
+    settings = cli.server_settings_from_args(parse())
+    assert (settings.host, settings.port, settings.workers) == ("127.0.0.1", 8000, 1)
+    assert settings.api_key == [] and settings.stream_state_key == []
+    assert cli.model_options_from_args(parse()) == [ModelOptions()]
+
+
+def test_vllm_spellings() -> None:
+    args = parse("./m", "--max_model_len=32k", "--served-model-name", "a", "b", "--seed", "1")
+    (opt,) = cli.model_options_from_args(args)
+    assert opt.model == "./m" and opt.served_model_name == ["a", "b"]
+    assert opt.max_model_len == 32000
+    assert args.ignored_seed == "1"
+    assert (
+        cli.server_settings_from_args(parse("--max-request-bytes", "1M")).max_request_bytes == 2**20
+    )
+    assert parse("--enforce-eager", "--dtype", "bfloat16").ignored_enforce_eager is True
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("7", 7), ("2k", 2000), ("2K", 2048), ("1.5m", 1_500_000), ("3G", 3 * 2**30)],
+)
+def test_human_int(text: str, value: int) -> None:
+    assert cli.human_int(text) == value
+
+
+@pytest.mark.parametrize("text", ["x", "1.5K", "-3", "1.5"])
+def test_human_int_rejects(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        cli.human_int(text)
+
+
+def test_several_models() -> None:
+    args = parse(
+        "--model", "a", "--model", "b", "--served-model-name", "x", "--served-model-name", "y"
+    )
+    options = cli.model_options_from_args(args)
+    assert [(o.model, o.served_model_name) for o in options] == [("a", ["x"]), ("b", ["y"])]
+
+
+def test_env_vars(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKENFRONT_STREAM_STATE_KEY", "k1, k2,")
+    monkeypatch.setenv("TOKENFRONT_API_KEY", "a,b")
+    monkeypatch.setenv("TOKENFRONT_PORT", "9001")
+    monkeypatch.setenv("TOKENFRONT_WORKERS", "3")
+    monkeypatch.setenv("TOKENFRONT_TOOL_CALL_PARSER", "hermes")
+    monkeypatch.setenv("VLLM_HTTP_MAX_REQUEST_BODY_SIZE", "0")
+    args = parse()
+    settings = cli.server_settings_from_args(args)
+    assert settings.stream_state_key == ["k1", "k2"]
+    assert settings.api_key == ["a", "b"]
+    assert (settings.port, settings.workers) == (9001, 3)
+    assert settings.max_request_bytes == sys.maxsize  # 0 = no limit
+    assert cli.model_options_from_args(args)[0].tool_call_parser == "hermes"
+
+
+def test_vllm_api_key_env_and_flag_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_API_KEY", "from-vllm")
+    assert cli.server_settings_from_args(parse()).api_key == ["from-vllm"]
+    monkeypatch.setenv("TOKENFRONT_API_KEY", "ours")
+    assert cli.server_settings_from_args(parse()).api_key == ["ours"]
+    assert cli.server_settings_from_args(parse("--api-key", "flag")).api_key == ["flag"]
+    flagged = parse("--stream-state-key", "s1", "s2")
+    assert cli.server_settings_from_args(flagged).stream_state_key == ["s1", "s2"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--enable-auto-tool-choice"],
+        ["--ssl-keyfile", "k.pem"],
+        ["--port", "70000"],
+    ],
+)
+def test_invalid_combinations_exit(argv: list[str]) -> None:
+    args = parse(*argv)
+    with pytest.raises(SystemExit):
+        cli._validate(args, cli.model_options_from_args(args))
+
+
+@pytest.mark.parametrize("argv", [["--workers", "0"], ["--shutdown-timeout", "-1"]])
+def test_bad_values_rejected_by_parser(argv: list[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse(*argv)
+
+
+def test_cors_lists() -> None:
+    settings = cli.server_settings_from_args(parse("--allowed-origins", '["https://a.test"]'))
+    assert settings.allowed_origins == ["https://a.test"]
+
+
+# ---------------------------------------------------------------- worker factory
+
+
+def test_config_round_trip() -> None:
+    options = [ModelOptions(model="m", served_model_name=["n"], tool_call_parser="hermes")]
+    settings = ServerSettings(api_key=["k"], stream_state_key=["s"], workers=2)
+    loaded = launch.load_config(launch.dump_config(options, settings, "plugin.py"))
+    assert loaded == (options, settings, "plugin.py")
+
+
+def test_factory_reads_settings_from_env(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fastapi.testclient import TestClient
+
+    from tokenfront.api.app import create_app_from_env
+
+    config = launch.dump_config(
+        [ModelOptions(model=str(tiny_model), served_model_name=["tiny"])],
+        ServerSettings(api_key=["k"]),
+    )
+    monkeypatch.setenv(launch.CONFIG_ENV, config)
+    client = TestClient(create_app_from_env())
+    assert client.get("/v1/models").status_code == 401
+    models = client.get("/v1/models", headers={"Authorization": "Bearer k"}).json()
+    assert [m["id"] for m in models["data"]] == ["tiny"]
+
+
+def test_worker_settings_share_one_stream_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, str] = {}
+
+    def fake_run(app: str, **kwargs: object) -> None:
+        seen["app"] = app
+        seen["config"] = os.environ[launch.CONFIG_ENV]
+        seen["multiproc"] = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+        assert kwargs["workers"] == 2 and kwargs["factory"] is True
+
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", fake_run)
+    for key in ("PROMETHEUS_MULTIPROC_DIR", launch.CONFIG_ENV):
+        monkeypatch.setenv(key, "")  # so that monkeypatch restores the original state
+        monkeypatch.delenv(key)
+    assert launch._run_workers([ModelOptions()], ServerSettings(workers=2), None) == 0
+    _, settings, _ = launch.load_config(seen["config"])
+    assert seen["app"] == launch.APP_FACTORY
+    assert len(settings.stream_state_key) == 1 and len(settings.stream_state_key[0]) == 64
+    assert not Path(seen["multiproc"]).exists()  # removed at exit
+
+
+# ---------------------------------------------------------------- the real process
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server_env(cache_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TOKENFRONT_", "VLLM_"))}
+    env["TOKENFRONT_CACHE_DIR"] = str(cache_dir)
+    return env
+
+
+def start_server(env: dict[str, str], *argv: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "tokenfront", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(
+        [*cmd, *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            out = proc.stdout.read().decode() if proc.stdout else ""
+            raise AssertionError(f"server exited early ({proc.returncode}):\n{out}")
+        try:
+            if httpx.get(url + "/health", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise AssertionError("server did not become healthy in 60 s")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return proc.returncode, out.decode()
+
+
+@pytest.fixture
+def running(server_env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    proc, url = start_server(server_env, "--api-key", "k", "--log-format", "json")
+    try:
+        yield proc, url
+    finally:
+        if proc.poll() is None:
+            stop_server(proc)
+
+
+def test_real_server_without_model_serves_builtin(
+    running: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    proc, url = running
+    auth = {"Authorization": "Bearer k"}
+    models = httpx.get(url + "/v1/models", headers=auth, timeout=10).json()
+    assert [m["id"] for m in models["data"]] == ["qwen3"]
+    assert models["data"][0]["max_model_len"] == 40960
+    assert httpx.get(url + "/v1/models", timeout=10).status_code == 401
+    big = httpx.post(
+        url + "/v1/completions/render",
+        headers={**auth, "content-type": "application/json", "x-big": "a" * 70_000},
+        content=b"{}",
+        timeout=10,
+    )
+    assert big.status_code in (400, 431)  # uvicorn or the guard, depending on the parser
+    assert "tokenfront_http_requests_total" in httpx.get(url + "/metrics", headers=auth).text
+    code, out = stop_server(proc)
+    assert code == 0, out
+    assert '"logger": "tokenfront.access"' in out and '"status": 401' in out
+
+
+def test_real_server_two_workers(server_env: dict[str, str], tiny_model: Path) -> None:
+    proc, url = start_server(
+        server_env, str(tiny_model), "--workers", "2", "--disable-uvicorn-access-log"
+    )
+    try:
+        for _ in range(4):
+            assert httpx.get(url + "/v1/models", timeout=10).status_code == 200
+        text = httpx.get(url + "/metrics", timeout=10).text
+        line = next(
+            x
+            for x in text.splitlines()
+            if x.startswith("tokenfront_http_requests_total") and 'endpoint="/v1/models"' in x
+        )
+        assert float(line.rsplit(" ", 1)[1]) == 4.0  # summed over both workers
+    finally:
+        code, out = stop_server(proc)
+    assert code == 0, out
+
+
+def test_bad_model_fails_fast(server_env: dict[str, str], tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "tokenfront", "serve", "--model", str(tmp_path / "missing")]
+    done = subprocess.run(cmd, env=server_env, capture_output=True, timeout=60)
+    assert done.returncode != 0
+    assert b"cannot find model" in done.stderr
