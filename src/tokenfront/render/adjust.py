@@ -17,7 +17,7 @@ from tokenfront.tokenization.registry import ServedModel
 
 # Reasoning parsers built on vLLM's parser engine: their adjust_request always keeps
 # special tokens.
-_ENGINE_REASONING = frozenset({"qwen3", "glm45", "minimax_m2", "seed_oss"})
+_ENGINE_REASONING = frozenset({"qwen3", "glm45", "minimax_m2", "seed_oss", "kimi_k2"})
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,307 @@
-"""Structural tags vLLM derives from the tools to force tool-call syntax (being built)."""
+"""Structural tags vLLM attaches to force a tool parser's call syntax.
+
+With tools and `tool_choice` "required" / a named function (or "auto" when a tool is
+`strict` or calls are limited to one), vLLM builds an xgrammar structural tag for the
+tool parser's `structural_tag_model` and sends it as
+`structured_outputs.structural_tag` (a JSON string). The JSON below follows xgrammar's
+format models field by field, since the string is compared byte for byte.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
-from tokenfront.protocol.requests import ChatCompletionRequest
+from tokenfront.protocol.requests import (
+    ChatCompletionRequest,
+    RequestValidationFailure,
+    StructuredOutputsParams,
+)
+
+Fmt = dict[str, Any]
+_THINK = ["<think>", "</think>"]
+
+# --- xgrammar format nodes (field order as xgrammar dumps them) --------------------
+
+
+def json_schema(schema: Any, style: str = "json") -> Fmt:
+    return {
+        "type": "json_schema",
+        "json_schema": schema,
+        "style": style,
+        "any_order": False,
+        "max_whitespace_cnt": None,
+        "excludes": [],
+    }
+
+
+def any_text(excludes: list[str] | None = None) -> Fmt:
+    return {"type": "any_text", "excludes": list(excludes or []), "max_tokens": None, "max_chars": None}
+
+
+def const(value: str) -> Fmt:
+    return {"type": "const_string", "value": value}
+
+
+def regex(pattern: str) -> Fmt:
+    return {"type": "regex", "pattern": pattern}
+
+
+def sequence(elements: list[Fmt]) -> Fmt:
+    return {"type": "sequence", "elements": elements}
+
+
+def tag(begin: str, content: Fmt, end: str) -> Fmt:
+    return {"type": "tag", "begin": begin, "content": content, "end": end}
+
+
+def triggered(
+    triggers: list[str],
+    tags: list[Fmt],
+    *,
+    at_least_one: bool = False,
+    stop_after_first: bool = False,
+    excludes: list[str] | None = None,
+) -> Fmt:
+    return {
+        "type": "triggered_tags",
+        "triggers": triggers,
+        "tags": tags,
+        "at_least_one": at_least_one,
+        "stop_after_first": stop_after_first,
+        "excludes": list(excludes or []),
+    }
+
+
+def with_separator(
+    tags: list[Fmt], separator: str, *, at_least_one: bool = False, stop_after_first: bool = False
+) -> Fmt:
+    return {
+        "type": "tags_with_separator",
+        "tags": tags,
+        "separator": separator,
+        "at_least_one": at_least_one,
+        "stop_after_first": stop_after_first,
+    }
+
+
+# --- tools ------------------------------------------------------------------------------
+
+Tool = tuple[str, Any]  # (name, argument schema or True)
+
+
+def _arguments(parameters: dict[str, Any] | None, strict: bool) -> Any:
+    if not strict:
+        return True
+    return parameters if parameters is not None else True
+
+
+# --- per-model builders (choice is "auto", "required" or "forced") ----------------------
+
+
+def _hermes(tools: list[Tool], choice: str) -> Fmt:
+    start, end = "<tool_call>", "</tool_call>"
+    tags = [
+        tag(begin + name + '", "arguments": ', json_schema(schema), close)
+        for name, schema in tools
+        for begin, close in ((start + '\n{"name": "', "}\n" + end), (start + '{"name": "', "}" + end))
+    ]
+    if choice == "auto":
+        return triggered([start], tags) if tags else any_text()
+    return with_separator(tags, "", at_least_one=True, stop_after_first=choice == "forced")
+
+
+def _llama(tools: list[Tool], choice: str) -> Fmt:
+    tags = [tag('{"name": "' + n + '", "parameters": ', json_schema(s), "}") for n, s in tools]
+    if choice == "forced":
+        return tags[0]
+    if choice == "auto" and not tags:
+        return any_text(_THINK)
+    return triggered(['{"name": '], tags, at_least_one=choice == "required", excludes=_THINK)
+
+
+_DS_CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+_DS_CALLS_END = "<｜tool▁calls▁end｜>"
+_DS_CALL_BEGIN = "<｜tool▁call▁begin｜>"
+_DS_CALL_END = "<｜tool▁call▁end｜>"
+_DS_SEP = "<｜tool▁sep｜>"
+
+
+def _deepseek(tools: list[Tool], choice: str, *, r1: bool) -> Fmt:
+    if r1:
+        mid, json_open, json_close, separator = "function" + _DS_SEP, "\n```json\n", "\n```", "\n"
+    else:
+        mid, json_open, json_close, separator = "", _DS_SEP, "", ""
+
+    def call(name: str, schema: Any) -> Fmt:
+        if r1:
+            return tag(_DS_CALL_BEGIN + mid + name + json_open, json_schema(schema), json_close + _DS_CALL_END)
+        return tag(_DS_CALL_BEGIN + name + _DS_SEP, json_schema(schema), _DS_CALL_END)
+
+    if choice == "forced":
+        name, schema = tools[0]
+        if r1:
+            return tag(
+                _DS_CALLS_BEGIN + _DS_CALL_BEGIN + mid + name + json_open,
+                json_schema(schema),
+                json_close + _DS_CALL_END + _DS_CALLS_END,
+            )
+        return tag(
+            _DS_CALLS_BEGIN + _DS_CALL_BEGIN + name + _DS_SEP,
+            json_schema(schema),
+            _DS_CALL_END + _DS_CALLS_END,
+        )
+    tags = [call(n, s) for n, s in tools]
+    if choice == "auto" and not tags:
+        return any_text(_THINK)
+    calls = tag(_DS_CALLS_BEGIN, with_separator(tags, separator, at_least_one=True), _DS_CALLS_END)
+    if choice == "required":
+        return calls
+    return triggered([_DS_CALLS_BEGIN], [calls], excludes=_THINK)
+
+
+def _qwen_coder(tools: list[Tool], choice: str) -> Fmt:
+    prefix = "<tool_call>\n<function="
+    tags = [tag(prefix + n + ">\n", json_schema(s, "qwen_xml"), "\n</function>\n</tool_call>") for n, s in tools]
+    if choice == "forced":
+        return tags[0]
+    if choice == "auto" and not tags:
+        return any_text(_THINK)
+    return triggered([prefix], tags, at_least_one=choice == "required", excludes=_THINK)
+
+
+def _kimi(tools: list[Tool], choice: str) -> Fmt:
+    call_begin = "<|tool_call_begin|>"
+    section_begin, section_end = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+
+    def call(name: str, schema: Any) -> Fmt:
+        return tag(
+            f"{call_begin}functions.{name}:",
+            sequence([regex(r"\d+"), const("<|tool_call_argument_begin|>"), json_schema(schema)]),
+            "<|tool_call_end|>",
+        )
+
+    tags = [call(n, s) for n, s in tools]
+    if choice == "forced":
+        return sequence([const(section_begin), tags[0], const(section_end)])
+    if choice == "required":
+        return sequence(
+            [const(section_begin), with_separator(tags, "", at_least_one=True), const(section_end)]
+        )
+    if not tags:
+        return any_text(_THINK)
+    section = tag(section_begin, with_separator(tags, "", at_least_one=True), section_end)
+    return triggered([section_begin], [section], excludes=[*_THINK, call_begin])
+
+
+def _minimax(tools: list[Tool], choice: str) -> Fmt:
+    begin, end = "<minimax:tool_call>\n", "</minimax:tool_call>"
+    tags = [tag(f'<invoke name="{n}">\n', json_schema(s, "minimax_xml"), "</invoke>\n") for n, s in tools]
+    if choice == "auto":
+        if not tags:
+            return any_text(_THINK)
+        inner = with_separator(tags, "", at_least_one=True)
+        return triggered(["<minimax:tool_call>"], [tag(begin, inner, end)], excludes=_THINK)
+    inner = with_separator(tags, "", at_least_one=True, stop_after_first=choice == "forced")
+    return sequence([const("\n" + begin), inner, const(end)])
+
+
+BUILDERS: dict[str, Callable[[list[Tool], str], Fmt]] = {
+    "hermes": _hermes,
+    "llama": _llama,
+    "deepseek_r1": lambda t, c: _deepseek(t, c, r1=True),
+    "deepseek_v3_1": lambda t, c: _deepseek(t, c, r1=False),
+    "qwen_3_coder": _qwen_coder,
+    "kimi": _kimi,
+    "minimax": _minimax,
+}
+
+_LIST_FORMATS = ("triggered_tags", "token_triggered_tags", "tags_with_separator")
+
+
+def _limit_to_one_call(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") in _LIST_FORMATS:
+            node["stop_after_first"] = True
+        for value in node.values():
+            _limit_to_one_call(value)
+    elif isinstance(node, list):
+        for item in node:
+            _limit_to_one_call(item)
 
 
 def apply_structural_tag(
     request: ChatCompletionRequest, model: str | None, function_strict_default: bool
 ) -> None:
-    return None
+    """vLLM's `_apply_structural_tag` for a tool parser's structural tag model."""
+    if model is None or not request.tools:
+        return
+    choice = request.tool_choice
+    named = request.named_tool_choice
+    if not (choice in ("auto", "required") or named is not None):
+        return
+    builder = BUILDERS.get(model)
+    if builder is None:
+        return
+    is_auto = choice == "auto"
+    single_call = request.parallel_tool_calls is False
+    from tokenfront.render.sampling import structured_outputs_for
+
+    structured = structured_outputs_for(request)
+    level = 1 if function_strict_default else 0
+    if single_call and not (is_auto and structured is not None):
+        level = max(level, 1)
+    any_strict = any(t.function.strict is True for t in request.tools)
+    if is_auto and level == 0 and not any_strict:
+        return
+    if is_auto and structured is not None:
+        # vLLM then combines the tool tag with the structured-output format; not
+        # reproduced: leave the request's own constraint in place.
+        return
+
+    tools = [
+        (t.function.name, _arguments(t.function.parameters, level >= 2 or t.function.strict is True))
+        for t in request.tools
+    ]
+    if named is not None:
+        tools = [t for t in tools if t[0] == named]
+        if len(tools) != 1:
+            raise RequestValidationFailure(
+                f"The tool with name '{named}' is not found in the tools list."
+            )
+        simple = "forced"
+    else:
+        simple = "required" if choice == "required" else "auto"
+    fmt = builder(tools, simple)
+    if single_call:
+        _limit_to_one_call(fmt)
+    payload = {"type": "structural_tag", "format": fmt}
+    request.structured_outputs = StructuredOutputsParams.model_validate(
+        {"structural_tag": json.dumps(payload)}
+    )
+    request.response_format = None
 
 
 def mistral_pre_v11_schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
-    return None
+    """The JSON-array schema vLLM forces for Mistral tool calls with an HF tokenizer."""
+    tools = list(request.tools or [])
+    extra: dict[str, Any] = {}
+    named = request.named_tool_choice
+    if named is not None:
+        tools = [t for t in tools if t.function.name == named]
+        if not tools:
+            return None
+        extra["maxItems"] = 1
+    any_of = [
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "enum": [t.function.name]},
+                "arguments": t.function.parameters or {"type": "object"},
+            },
+            "required": ["name", "arguments"],
+        }
+        for t in tools
+    ]
+    return {"type": "array", "minItems": 1, **extra, "items": {"type": "object", "anyOf": any_of}}
