@@ -277,9 +277,9 @@ class MarkupToolParser(ToolParser):
         # Set when the engine only splits reasoning (tool markup passes through as text).
         self.skip_tool_parsing = False
 
-    @classmethod
-    def grammar_for(cls, ctx: ParseContext) -> Grammar:
-        return cls.grammar
+    def grammar_for(self, ctx: ParseContext) -> Grammar:
+        """The grammar for this request (a spec may pick one by chat template kwargs)."""
+        return self.grammar
 
     # -- request facts --------------------------------------------------------------------
 

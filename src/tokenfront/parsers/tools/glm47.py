@@ -11,6 +11,8 @@ not offer are dropped. With thinking switched off the think tags are plain text.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.engines.xml_args import KeyValueCodec
 from tokenfront.parsers.engines.xml_params import (
@@ -72,10 +74,25 @@ class Glm47ToolParser(MarkupToolParser):
     grammar = GLM_THINKING
     supports_required_and_named = False
 
-    @classmethod
-    def grammar_for(cls, ctx: ParseContext) -> Grammar:
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        self._always_thinks = _always_thinks(tokenizer)
+        super().__init__(tokenizer, ctx)
+
+    def grammar_for(self, ctx: ParseContext) -> Grammar:
         kwargs = ctx.chat_template_kwargs or {}
         thinking, enable = kwargs.get("thinking"), kwargs.get("enable_thinking")
-        if thinking is None and enable is None:
+        if thinking is None and enable is None or self._always_thinks:
             return GLM_THINKING
         return GLM_THINKING if bool(thinking) or bool(enable) else GLM_NO_THINKING
+
+
+def _always_thinks(tokenizer: Any) -> bool:
+    """GLM-5.3 templates have no thinking switch (reasoning is always on), so it is ignored."""
+    template = getattr(tokenizer, "chat_template", None)
+    return (
+        isinstance(template, str)
+        and "[gMASK]<sop>" in template
+        and "Reasoning Effort:" in template
+        and "enable_thinking" not in template
+        and all(tag in template for tag in ("<tool_call>", "<arg_key>", "<arg_value>"))
+    )
