@@ -205,6 +205,10 @@ def check_result(
                 problems.append(f"content {content!r} should be empty")
         elif what == "reasoning" and not _content_equal(vec, exp["reasoning"], reasoning):
             problems.append(f"reasoning {reasoning!r} != {exp['reasoning']!r}")
+        elif what == "reasoning_contains":
+            for piece in vec["reasoning_contains"]:
+                if reasoning is None or piece not in reasoning:
+                    problems.append(f"reasoning {reasoning!r} lacks {piece!r}")
         elif what == "tools_called" and tools_called != exp["tools_called"]:
             problems.append(f"tools_called {tools_called!r} != {exp['tools_called']!r}")
         elif what == "tools_called_consistent" and tools_called is not None:
