@@ -100,6 +100,11 @@ class Grammar:
     validate_tool_names: bool = False
     # Surrounding whitespace of a call name is not part of it.
     strip_tool_names: bool = False
+    # Derived: terminals touching tool states, those leaving them, reasoning-only markers.
+    tool_terminals: frozenset[str] = field(init=False, default=frozenset())
+    tool_exit_terminals: frozenset[str] = field(init=False, default=frozenset())
+    reasoning_markup: frozenset[str] = field(init=False, default=frozenset())
+    has_reasoning: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         tool_terms = frozenset(
@@ -136,11 +141,6 @@ class Grammar:
             ):
                 return frozenset()
         return markers
-
-    tool_terminals: frozenset[str] = field(init=False, default=frozenset())
-    tool_exit_terminals: frozenset[str] = field(init=False, default=frozenset())
-    reasoning_markup: frozenset[str] = field(init=False, default=frozenset())
-    has_reasoning: bool = field(init=False, default=False)
 
 
 class _Compiled:
