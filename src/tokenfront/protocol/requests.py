@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from tokenfront.api.errors import APIError
 
@@ -467,29 +467,137 @@ def _drop_prompt_ids_with_media(data: dict[str, Any]) -> None:
         kv.pop("prompt_token_ids")
 
 
+_TEXT_PART_TYPES = frozenset(
+    {"text", "input_text", "output_text", "refusal", "thinking", "tool_reference"}
+)
+_MEDIA_PART_KEYS = frozenset(
+    {
+        "input_image",
+        "image_url",
+        "image_embeds",
+        "audio_embeds",
+        "video_embeds",
+        "prompt_embeds",
+        "image_pil",
+        "audio_url",
+        "input_audio",
+        "video_url",
+    }
+)
+
+
 def has_non_text_content(messages: Any) -> bool:
-    """Whether any message carries a content part other than text."""
+    """Whether any message carries media content or prompt-embeds reasoning (vLLM's rule)."""
     if not isinstance(messages, list):
         return False
     for msg in messages:
-        if not isinstance(msg, dict):
+        if isinstance(msg, dict):
+            for key in ("reasoning", "reasoning_content"):
+                value = msg.get(key)
+                if isinstance(value, dict) and value.get("type") == "prompt_embeds":
+                    return True
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if not isinstance(content, list):
             continue
-        content = msg.get("content")
-        if isinstance(content, list):
-            for part in content:
-                if isinstance(part, dict):
-                    part_type = part.get("type")
-                    if part_type not in (None, "text") or (
-                        part_type is None and "text" not in part
-                    ):
-                        return True
-                elif not isinstance(part, str):
+        for part in content:
+            if isinstance(part, dict):
+                kind = part.get("type", "text")
+                if (
+                    any(key in part for key in _MEDIA_PART_KEYS)
+                    or not isinstance(kind, str)
+                    or kind not in _TEXT_PART_TYPES
+                ):
                     return True
     return False
 
 
+# Message roles with an OpenAI message schema; their list content is validated lazily
+# by vLLM (bad parts surface when rendering, as "BadRequestError").
+OPENAI_ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
+
+
+def _bad_message(index: int, what: str) -> APIError:
+    return APIError(
+        f"1 validation error:\n  {{'type': 'value_error', 'loc': 'body.messages.{index}', "
+        f"'msg': {what!r}}}",
+        err_type="Bad Request",
+        param=f"body.messages.{index}",
+    )
+
+
+def _valid_tool_call(call: Any) -> bool:
+    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+        return False
+    if call.get("type") == "custom":
+        custom = call.get("custom")
+        return (
+            isinstance(custom, dict)
+            and isinstance(custom.get("name"), str)
+            and isinstance(custom.get("input"), str)
+        )
+    function = call.get("function")
+    return (
+        call.get("type") == "function"
+        and isinstance(function, dict)
+        and isinstance(function.get("name"), str)
+        and isinstance(function.get("arguments"), str)
+    )
+
+
+def valid_content_part(part: Any) -> bool:
+    """A content part vLLM's part schemas accept (media parts are judged later)."""
+    if isinstance(part, str):
+        return True
+    if not isinstance(part, dict):
+        return False
+    kind = part.get("type")
+    if kind == "text":
+        return isinstance(part.get("text"), str)
+    if kind == "refusal":
+        return isinstance(part.get("refusal"), str)
+    if kind == "thinking":
+        return isinstance(part.get("thinking"), str)
+    if kind == "tool_reference":
+        return isinstance(part.get("name"), str)
+    media = ("image_url", "input_audio", "audio_url", "video_url", "file", "image_pil",
+             "image_embeds", "audio_embeds", "video_embeds", "prompt_embeds")
+    return any(key in part for key in media)
+
+
+def check_message_shape(index: int, msg: Any) -> None:
+    """The message checks vLLM's message schemas make at validation time."""
+    if not isinstance(msg, dict):
+        raise _bad_message(index, "Input should be a valid dictionary")
+    role = msg.get("role")
+    if not isinstance(role, str):
+        raise _bad_message(index, "Field required: role")
+    known = role in OPENAI_ROLES
+    if "content" in msg:
+        content = msg["content"]
+        if content is None:
+            if role not in ("assistant", "function"):
+                raise _bad_message(index, "Input should be a valid string")
+        elif isinstance(content, str):
+            pass
+        elif isinstance(content, (list, dict, tuple)):
+            if not known and (
+                not isinstance(content, list) or not all(valid_content_part(p) for p in content)
+            ):
+                raise _bad_message(index, "Invalid content part")
+        else:
+            raise _bad_message(index, "Input should be a valid string")
+    if "name" in msg and msg["name"] is not None and not isinstance(msg["name"], str):
+        raise _bad_message(index, "Input should be a valid string")
+    tool_calls = msg.get("tool_calls")
+    if tool_calls is not None:
+        if isinstance(tool_calls, str) or not isinstance(tool_calls, (list, tuple, dict)):
+            raise _bad_message(index, "Input should be iterable")
+        if not all(_valid_tool_call(c) for c in tool_calls):
+            raise _bad_message(index, "Invalid tool call")
+
+
 class ChatCompletionRequest(_OpenAIModel):
-    messages: list[dict[str, Any]]
+    messages: list[dict[str, Any] | Any]
     model: str | None = None
     frequency_penalty: float | None = None
     logit_bias: dict[str, float] | None = None
@@ -566,6 +674,13 @@ class ChatCompletionRequest(_OpenAIModel):
     vllm_xargs: dict[str, str | int | float | list[str | int | float]] | None = None
     repetition_detection: RepetitionDetectionParams | None = None
     stream_interval: Annotated[int, Field(ge=1)] | None = None
+
+    @field_validator("messages", mode="after")
+    @classmethod
+    def _check_messages(cls, messages: list[Any]) -> list[Any]:
+        for index, msg in enumerate(messages):
+            check_message_shape(index, msg)
+        return messages
 
     @model_validator(mode="before")
     @classmethod

@@ -6,7 +6,11 @@ from typing import Any
 
 from tokenfront.api.errors import APIError
 from tokenfront.parsers.base import ParseContext
-from tokenfront.protocol.requests import ChatCompletionRequest, RequestValidationFailure
+from tokenfront.protocol.requests import (
+    ChatCompletionRequest,
+    RequestValidationFailure,
+    has_non_text_content,
+)
 from tokenfront.render import adjust
 from tokenfront.render.chat_params import (
     default_template_kwargs,
@@ -27,7 +31,7 @@ from tokenfront.render.sampling import (
     override_max_tokens,
     sampling_defaults,
 )
-from tokenfront.render.tokens import TokenizeParams, encode_text
+from tokenfront.render.tokens import TokenizeParams, encode_text_with_offsets, tokenizer_facts
 from tokenfront.tokenization.registry import ServedModel
 
 
@@ -95,9 +99,50 @@ def chat_tokenize_params(model: ServedModel, request: ChatCompletionRequest) -> 
     return params
 
 
+def model_max_token_id(model: ServedModel) -> int:
+    """The largest in-vocabulary id: the tokenizer's or the model config's."""
+    cfg = model.hf_config.get("text_config") or model.hf_config
+    vocab = cfg.get("vocab_size") if isinstance(cfg, dict) else None
+    max_id = tokenizer_facts(model)[0]
+    if isinstance(vocab, int):
+        max_id = max(max_id, vocab - 1)
+    return max_id
+
+
+def reused_prompt_ids(model: ServedModel, request: ChatCompletionRequest) -> list[int] | None:
+    """Prompt ids forwarded in `kv_transfer_params` (decode-side reuse), popped from it."""
+    kv = request.kv_transfer_params
+    if not isinstance(kv, dict):
+        return None
+    ids = kv.pop("prompt_token_ids", None)
+    if ids is None or request.echo or has_non_text_content(request.messages):
+        return None
+    param = "kv_transfer_params.prompt_token_ids"
+    if not isinstance(ids, list) or not ids or any(type(x) is not int or x < 0 for x in ids):
+        raise RequestValidationFailure(
+            "`kv_transfer_params['prompt_token_ids']` must be a non-empty list "
+            "of non-negative integers.",
+            parameter=param,
+        )
+    top = max(ids)
+    if top > model_max_token_id(model):
+        raise RequestValidationFailure(f"Token id {top} is out of vocabulary", parameter=param)
+    return ids
+
+
 def render_prompt_ids(
     model: ServedModel, request: ChatCompletionRequest, tok_params: TokenizeParams
 ) -> list[int]:
+    return render_prompt(model, request, tok_params)[0]
+
+
+def render_prompt(
+    model: ServedModel,
+    request: ChatCompletionRequest,
+    tok_params: TokenizeParams,
+    *,
+    want_offsets: bool = False,
+) -> tuple[list[int], list[list[int]] | None]:
     """Template the conversation and tokenize it."""
     template = request.chat_template or model.chat_template
     if template is None:
@@ -112,7 +157,7 @@ def render_prompt_ids(
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)
     text = render_chat(model.tokenizer, template, conversation, tools, kwargs)
-    return encode_text(model, text, tok_params)
+    return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
 
 
 def prompt_reasoning_ended(
@@ -158,7 +203,14 @@ def render_chat_request(
     check_mm_kwargs(request)
     tok_params = chat_tokenize_params(model, request)
 
-    token_ids = render_prompt_ids(model, request, tok_params)
+    offsets: list[list[int]] | None = None
+    reused = reused_prompt_ids(model, request)
+    if reused is not None:
+        token_ids = reused
+    else:
+        token_ids, offsets = render_prompt(
+            model, request, tok_params, want_offsets=bool(request.return_token_offsets)
+        )
     adjust.adjust_request(model, request, token_ids)
     if not token_ids:
         raise APIError("No token_ids rendered")
@@ -189,7 +241,7 @@ def render_chat_request(
     return {
         "request_id": f"chatcmpl-{base_id}",
         "token_ids": token_ids,
-        "token_offsets": None,
+        "token_offsets": offsets,
         "features": None,
         "content_parts": None,
         "sampling_params": sampling,

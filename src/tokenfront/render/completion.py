@@ -13,7 +13,7 @@ from tokenfront.render.sampling import (
     override_max_tokens,
     sampling_defaults,
 )
-from tokenfront.render.tokens import TokenizeParams, check_token_ids, encode_text
+from tokenfront.render.tokens import TokenizeParams, check_token_ids, encode_text_with_offsets
 from tokenfront.tokenization.registry import ServedModel
 
 Prompt = str | list[int]
@@ -66,16 +66,17 @@ def completion_tokenize_params(model: ServedModel, request: CompletionRequest) -
 
 def tokenize_prompts(
     model: ServedModel, request: CompletionRequest, params: TokenizeParams
-) -> list[list[int]]:
+) -> list[tuple[list[int], list[list[int]] | None]]:
     prompts = prompt_list(request.prompt)
     if not prompts:
         raise RequestValidationFailure("You must pass at least one prompt", parameter="prompt")
-    out = []
+    want = bool(request.return_token_offsets)
+    out: list[tuple[list[int], list[list[int]] | None]] = []
     for prompt in prompts:
         if isinstance(prompt, str):
-            out.append(encode_text(model, prompt, params))
+            out.append(encode_text_with_offsets(model, prompt, params, want_offsets=want))
         else:
-            out.append(check_token_ids(model, list(prompt), params))
+            out.append((check_token_ids(model, list(prompt), params), None))
     return out
 
 
@@ -107,7 +108,7 @@ def render_completion_request(
     base_id = header_request_id if header_request_id is not None else request.request_id
     base_id = f"cmpl-{base_id}"
     results = []
-    for i, token_ids in enumerate(batches):
+    for i, (token_ids, offsets) in enumerate(batches):
         if not token_ids:
             raise APIError("No token_ids rendered")
         max_tokens = get_max_tokens(
@@ -123,7 +124,7 @@ def render_completion_request(
             {
                 "request_id": base_id if len(batches) == 1 else f"{base_id}-{i}",
                 "token_ids": token_ids,
-                "token_offsets": None,
+                "token_offsets": offsets,
                 "features": None,
                 "content_parts": None,
                 "sampling_params": sampling,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tokenfront.protocol.requests import RequestValidationFailure
+from tokenfront.protocol.requests import RequestValidationFailure, valid_content_part
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text", "refusal", "thinking"})
 _SKIP_IF_EMPTY = ("text", "refusal")
@@ -151,10 +151,13 @@ def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
         parts: list[Any] = []
     elif isinstance(content, str):
         parts = [{"type": "text", "text": content}]
-    elif isinstance(content, list):
-        parts = content
+    elif isinstance(content, (list, tuple)) and all(valid_content_part(p) for p in content):
+        parts = list(content)
     else:
-        parts = list(content) if isinstance(content, (tuple,)) else [content]
+        # vLLM validates OpenAI-role content parts lazily, failing here.
+        raise RequestValidationFailure(
+            f"validation errors for ValidatorIterator: invalid content part in a {role} message"
+        )
     if role == "system":
         parts = _strip_billing_header(parts)
     parsed = _parse_parts(parts, wrap)

@@ -231,6 +231,25 @@ def _limit_to_one_call(node: Any) -> None:
             _limit_to_one_call(item)
 
 
+def _output_format(so: StructuredOutputsParams) -> Fmt | None:
+    """A structured-output constraint as an xgrammar format (json, regex, choice)."""
+    if so.json_object:
+        return json_schema({"type": "object"})
+    if so.json_ is not None:
+        schema = so.json_
+        if isinstance(schema, str):
+            try:
+                schema = json.loads(schema)
+            except ValueError:
+                return None
+        return json_schema(schema)
+    if so.regex is not None:
+        return regex(so.regex)
+    if so.choice is not None:
+        return {"type": "or", "elements": [const(c) for c in so.choice]}
+    return None
+
+
 def apply_structural_tag(
     request: ChatCompletionRequest, model: str | None, function_strict_default: bool
 ) -> None:
@@ -255,10 +274,11 @@ def apply_structural_tag(
     any_strict = any(t.function.strict is True for t in request.tools)
     if is_auto and level == 0 and not any_strict:
         return
+    output_format = None
     if is_auto and structured is not None:
-        # vLLM then combines the tool tag with the structured-output format; not
-        # reproduced: leave the request's own constraint in place.
-        return
+        output_format = _output_format(structured)
+        if output_format is None:
+            return
 
     tools = [
         (t.function.name, _arguments(t.function.parameters, level >= 2 or t.function.strict is True))
@@ -272,10 +292,12 @@ def apply_structural_tag(
             )
         simple = "forced"
     else:
-        simple = "required" if choice == "required" else "auto"
+        simple = "required" if choice == "required" or output_format is not None else "auto"
     fmt = builder(tools, simple)
     if single_call:
         _limit_to_one_call(fmt)
+    if output_format is not None:
+        fmt = {"type": "or", "elements": [fmt, output_format]}
     payload = {"type": "structural_tag", "format": fmt}
     request.structured_outputs = StructuredOutputsParams.model_validate(
         {"structural_tag": json.dumps(payload)}

@@ -75,6 +75,13 @@ class TokenizeParams:
 
 def encode_text(model: ServedModel, text: str, params: TokenizeParams) -> list[int]:
     """Tokenize prompt text, then truncate and length-check the ids."""
+    return encode_text_with_offsets(model, text, params, want_offsets=False)[0]
+
+
+def encode_text_with_offsets(
+    model: ServedModel, text: str, params: TokenizeParams, *, want_offsets: bool
+) -> tuple[list[int], list[list[int]] | None]:
+    """Like `encode_text`, plus per-token character offsets for fast tokenizers."""
     max_input = params.max_total_tokens
     _, max_chars_per_token = tokenizer_facts(model)
     max_chars = max_input * max_chars_per_token
@@ -88,8 +95,14 @@ def encode_text(model: ServedModel, text: str, params: TokenizeParams) -> list[i
                 parameter="input_text",
                 value=len(text),
             )
-    elif params.truncation_side is not None and len(text) > max_chars:
-        text = text[-max_chars:] if params.truncation_side == "left" else text[:max_chars]
+    char_offset = 0
+    if params.truncate_prompt_tokens is not None and params.truncation_side is not None:
+        if len(text) > max_chars:
+            if params.truncation_side == "left":
+                char_offset = len(text) - max_chars
+                text = text[-max_chars:]
+            else:
+                text = text[:max_chars]
 
     tokenizer = model.tokenizer
     tokenizer_facts(model)
@@ -102,8 +115,29 @@ def encode_text(model: ServedModel, text: str, params: TokenizeParams) -> list[i
             max_length = max_input + 1
         kwargs["truncation"] = True
         kwargs["max_length"] = max_length
-    ids = list(tokenizer(text, **kwargs)["input_ids"])
-    return check_token_ids(model, ids, params)
+    want_offsets = want_offsets and bool(getattr(tokenizer, "is_fast", False))
+    if want_offsets:
+        kwargs["return_offsets_mapping"] = True
+    encoding = tokenizer(text, **kwargs)
+    ids = list(encoding["input_ids"])
+    offsets: list[list[int]] | None = None
+    if want_offsets:
+        offsets = [
+            [int(a), int(b)] if (a, b) == (0, 0) or char_offset == 0
+            else [int(a) + char_offset, int(b) + char_offset]
+            for a, b in encoding["offset_mapping"]
+        ]
+        offsets = _truncate(offsets, params)
+    return check_token_ids(model, ids, params), offsets
+
+
+def _truncate(items: list[Any], params: TokenizeParams) -> list[Any]:
+    keep = params._keep()
+    if keep is None or keep >= len(items):
+        return items
+    if keep == 0:
+        return []
+    return items[-keep:] if (params.truncation_side or "left") == "left" else items[:keep]
 
 
 def check_token_ids(model: ServedModel, ids: list[int], params: TokenizeParams) -> list[int]:

@@ -25,11 +25,21 @@ router = APIRouter()
 _TOKENIZE = TypeAdapter(TokenizeCompletionRequest | TokenizeChatRequest)
 
 
-def _tokenize(state: AppState, data: Any) -> Any:
+def _parse_tokenize(data: Any) -> TokenizeCompletionRequest | TokenizeChatRequest:
+    """vLLM's `TokenizeCompletionRequest | TokenizeChatRequest`; a chat body wins a tie."""
+    if isinstance(data, dict) and "messages" in data:
+        try:
+            return TokenizeChatRequest.model_validate(data)
+        except ValidationError:
+            pass
     try:
-        body = _TOKENIZE.validate_python(data)
+        return _TOKENIZE.validate_python(data)
     except ValidationError as exc:
         raise validation_error(exc) from None
+
+
+def _tokenize(state: AppState, data: Any) -> Any:
+    body = _parse_tokenize(data)
     return tokenize(state.model_for(body.model), body)
 
 
