@@ -60,7 +60,9 @@ def check_logprobs_bounds(
             )
 
 
-def check_prompt_ids_length(prompt_token_ids: Iterable[Sequence[int] | None], max_model_len: int) -> None:
+def check_prompt_ids_length(
+    prompt_token_ids: Iterable[Sequence[int] | None], max_model_len: int
+) -> None:
     for ids in prompt_token_ids:
         if ids is not None and len(ids) > max_model_len:
             raise bad_request(

@@ -27,7 +27,9 @@ PARSER_NEEDS_CHAT_REQUEST = (
 )
 
 
-def check_chat_request(model: ServedModel, request: DerenderChatRequest, settings: ServerSettings) -> None:
+def check_chat_request(
+    model: ServedModel, request: DerenderChatRequest, settings: ServerSettings
+) -> None:
     """Everything vLLM rejects before it decodes (bounds, missing `chat_request`), plus vocab."""
     gen = request.generate_response
     bounds.check_response_bounds(
@@ -40,7 +42,9 @@ def check_chat_request(model: ServedModel, request: DerenderChatRequest, setting
         if not choice.token_ids:
             raise bad_request(f"choice {choice.index} has empty or null token_ids")
     check_response_vocab(model, [gen])
-    seed_ids = request.prompt_token_ids if request.prompt_token_ids is not None else gen.prompt_token_ids
+    seed_ids = (
+        request.prompt_token_ids if request.prompt_token_ids is not None else gen.prompt_token_ids
+    )
     check_seed_vocab(model, seed_ids)
 
 
@@ -74,11 +78,15 @@ def derender_chat(
     view = tokenizer_view(model.tokenizer)
     has_parser = model.parser is not None and chat_request is not None
     params = decode_params(view, chat_request, preserve_special=has_parser)
-    seed_ids = request.prompt_token_ids if request.prompt_token_ids is not None else gen.prompt_token_ids
+    seed_ids = (
+        request.prompt_token_ids if request.prompt_token_ids is not None else gen.prompt_token_ids
+    )
     window = seed(view, seed_ids, params)
     ctx = build_parse_context(model, chat_request, gen.prompt_token_ids) if has_parser else None
     hide_metadata = has_parser and chat_request is not None and not chat_request.include_reasoning
-    return_token_ids = bool(chat_request is not None and chat_request.return_token_ids) and not hide_metadata
+    return_token_ids = (
+        bool(chat_request is not None and chat_request.return_token_ids) and not hide_metadata
+    )
     top_limit = chat_top_limit(chat_request)
 
     choices: list[dict[str, Any]] = []

@@ -38,9 +38,7 @@ def check_seed_vocab(model: ServedModel, seed_ids: Sequence[int] | None) -> None
         bounds.check_vocab(seed_ids[-SEED_IDS:], model.vocab_size, "prompt_token_ids")
 
 
-def check_response_vocab(
-    model: ServedModel, responses: Iterable[GenerateTokensResponse]
-) -> None:
+def check_response_vocab(model: ServedModel, responses: Iterable[GenerateTokensResponse]) -> None:
     """Every output id and logprob id derender would decode must be inside the vocabulary."""
     size = model.vocab_size
     for gen in responses:

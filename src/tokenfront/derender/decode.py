@@ -35,14 +35,18 @@ def decode_params(
     With a parser, special tokens are kept so it sees its markers.  The fast
     detokenizer always puts spaces between special tokens when it skips them.
     """
-    skip = False if preserve_special else (request is None or request.skip_special_tokens is not False)
+    skip = (
+        False if preserve_special else (request is None or request.skip_special_tokens is not False)
+    )
     spaces = request.spaces_between_special_tokens if request is not None else True
     if skip and view.fast_detokenizer:
         spaces = True
     return DecodeParams(skip, bool(spaces))
 
 
-def seed(view: TokenizerView, prompt_token_ids: Sequence[int] | None, params: DecodeParams) -> DetokWindow:
+def seed(
+    view: TokenizerView, prompt_token_ids: Sequence[int] | None, params: DecodeParams
+) -> DetokWindow:
     """The window primed from the prompt tail; warns once when a SentencePiece model gets none."""
     global _warned_unseeded
     if prompt_token_ids is None and view.space_marker is not None and not _warned_unseeded:

@@ -49,9 +49,7 @@ PARSER_NEEDS_PROMPT_IDS = (
 )
 
 
-def _load_state(
-    codec: StateCodec, model: ServedModel, raw: Any, kind: str
-) -> StreamState | None:
+def _load_state(codec: StateCodec, model: ServedModel, raw: Any, kind: str) -> StreamState | None:
     if raw is None:
         return None
     if isinstance(raw, str):
@@ -79,7 +77,9 @@ def _check_chunk_vocab(model: ServedModel, chunk: GenerateTokensStreamResponse) 
         bounds.check_logprob_vocab(choice.logprobs, model.vocab_size)
 
 
-def _drop(model: ServedModel, choice: GenerateTokensStreamChoice, request: Any | None) -> tuple[list[int], list[int], int | str | None]:
+def _drop(
+    model: ServedModel, choice: GenerateTokensStreamChoice, request: Any | None
+) -> tuple[list[int], list[int], int | str | None]:
     delta_ids = choice.token_ids or []
     text_ids, stop_reason = drop_stop_token(
         delta_ids,
@@ -174,7 +174,11 @@ def _chat_plain(
     params = decode_params(view, chat_request)
     chunk = request.generate_chunk
     if state is None:
-        seed_ids = request.prompt_token_ids if request.prompt_token_ids is not None else chunk.prompt_token_ids
+        seed_ids = (
+            request.prompt_token_ids
+            if request.prompt_token_ids is not None
+            else chunk.prompt_token_ids
+        )
         check_seed_vocab(model, seed_ids)
         state = StreamState(window=seed(view, seed_ids, params))
     return_token_ids = bool(chat_request is not None and chat_request.return_token_ids)
@@ -183,7 +187,11 @@ def _chat_plain(
     for choice in chunk.choices:
         delta_ids, text_ids, stop_reason = _drop(model, choice, chat_request)
         text, window = detokenize_delta(
-            view, state.window, text_ids, params.skip_special_tokens, params.spaces_between_special_tokens
+            view,
+            state.window,
+            text_ids,
+            params.skip_special_tokens,
+            params.spaces_between_special_tokens,
         )
         logprobs = (
             resolve_logprobs(view, choice.logprobs, top_limit, state.logprob_context)
@@ -272,7 +280,11 @@ class _ChatStepper:
                     if not delta.content and not delta.reasoning:
                         delta = None
         state.output_tokens += len(ids)
-        if delta is not None and self.chat_request.parallel_tool_calls is False and delta.tool_calls:
+        if (
+            delta is not None
+            and self.chat_request.parallel_tool_calls is False
+            and delta.tool_calls
+        ):
             delta.tool_calls = [call for call in delta.tool_calls if call.index == 0]
         if finish_reason is not None:
             finish_reason = finish_reason_for_chat(
@@ -405,7 +417,11 @@ def derender_completion_chunk(
     view = tokenizer_view(model.tokenizer)
     params = decode_params(view, completion_request)
     if state is None:
-        seed_ids = request.prompt_token_ids if request.prompt_token_ids is not None else chunk.prompt_token_ids
+        seed_ids = (
+            request.prompt_token_ids
+            if request.prompt_token_ids is not None
+            else chunk.prompt_token_ids
+        )
         check_seed_vocab(model, seed_ids)
         state = StreamState(window=seed(view, seed_ids, params))
     top_limit = completion_top_limit(completion_request)
@@ -414,7 +430,11 @@ def derender_completion_chunk(
     for choice in chunk.choices:
         delta_ids, text_ids, stop_reason = _drop(model, choice, completion_request)
         text, window = detokenize_delta(
-            view, state.window, text_ids, params.skip_special_tokens, params.spaces_between_special_tokens
+            view,
+            state.window,
+            text_ids,
+            params.skip_special_tokens,
+            params.spaces_between_special_tokens,
         )
         logprobs = None
         if choice.logprobs is not None:
