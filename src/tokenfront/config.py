@@ -17,6 +17,9 @@ DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024
 # Seconds SIGTERM waits for in-flight requests before closing connections.
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
+# Gateway mode: seconds an engine call may go without progress, and the engine pool size.
+DEFAULT_ENGINE_TIMEOUT = 600.0
+DEFAULT_ENGINE_MAX_CONNECTIONS = 512
 
 
 @dataclass
@@ -61,6 +64,8 @@ class ServerSettings:
     max_n_sequences: int = DEFAULT_MAX_N_SEQUENCES
     stream_state_key: list[str] = field(default_factory=list)
     engine_url: str | None = None
+    engine_timeout: float = DEFAULT_ENGINE_TIMEOUT
+    engine_max_connections: int = DEFAULT_ENGINE_MAX_CONNECTIONS
     workers: int = 1
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT
