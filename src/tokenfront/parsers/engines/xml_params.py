@@ -150,9 +150,8 @@ class _Compiled:
         self.grammar = grammar
         id_terminals: dict[int, str] = {}
         literals = list(grammar.terminals.items())
-        vocab = tokenizer.get_vocab() if tokenizer is not None else {}
         for name, text in grammar.token_terminals.items():
-            token_id = vocab.get(text)
+            token_id = _vocab_id(tokenizer, text)
             if token_id is not None:
                 id_terminals[token_id] = name
         self.has_drops = False
@@ -173,6 +172,19 @@ class _Compiled:
         self.id_terminal_names = frozenset(id_terminals.values())
         self.table = LiteralTable(literals)
         self.scanner = TokenScanner(id_terminals, tokenizer)
+
+
+def _vocab_id(tokenizer: Any, token: str) -> int | None:
+    """The id of `token` if it is one vocabulary entry (without building the whole vocab)."""
+    if tokenizer is None:
+        return None
+    try:
+        token_id = tokenizer.convert_tokens_to_ids(token)
+        if isinstance(token_id, int) and tokenizer.convert_ids_to_tokens(token_id) == token:
+            return token_id
+        return None
+    except (AttributeError, TypeError, ValueError, KeyError):
+        return tokenizer.get_vocab().get(token)
 
 
 _COMPILED: dict[tuple[int, int], tuple[Any, Grammar, _Compiled]] = {}
