@@ -37,6 +37,11 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
     app.include_router(tokenize.router)
     app.include_router(render.router)
     app.include_router(derender.router)
+    if settings.engine_url:
+        # Gateway mode: OpenAI endpoints over a token-in/token-out engine.
+        from tokenfront.api.routes import gateway
+
+        app.include_router(gateway.router)
     # Starlette runs the last added middleware first: the guard sees every request, CORS
     # answers preflights behind it (OPTIONS skips the API key check there).
     app.add_middleware(
