@@ -342,3 +342,20 @@ def test_bad_model_fails_fast(server_env: dict[str, str], tmp_path: Path) -> Non
     done = subprocess.run(cmd, env=server_env, capture_output=True, timeout=60)
     assert done.returncode != 0
     assert b"cannot find model" in done.stderr
+
+
+def test_every_flag_reads_its_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKENFRONT_TRUST_REMOTE_CODE", "yes")
+    monkeypatch.setenv("TOKENFRONT_MAX_MODEL_LEN", "4K")
+    monkeypatch.setenv("TOKENFRONT_ALLOWED_ORIGINS", '["https://a.test"]')
+    monkeypatch.setenv("TOKENFRONT_LOG_FORMAT", "json")
+    args = parse()
+    assert args.trust_remote_code is True and args.max_model_len == 4096
+    assert args.allowed_origins == ["https://a.test"] and args.log_format == "json"
+    assert parse("--log-format", "text").log_format == "text"
+
+
+def test_bad_env_value_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKENFRONT_PORT", "eighty")
+    with pytest.raises(SystemExit, match="TOKENFRONT_PORT"):
+        parse()

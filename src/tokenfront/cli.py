@@ -88,26 +88,35 @@ IGNORED_ENGINE_FLAGS: dict[str, bool] = {
 
 # ---------------------------------------------------------------- environment defaults
 
-
-def _env(name: str, vllm: str | None = None, default: Any = None) -> Any:
-    """Flag default from `TOKENFRONT_<NAME>`, else vLLM's variable `vllm` when given."""
-    for key in (ENV_PREFIX + name, vllm):
-        if key and key in os.environ:
-            return os.environ[key]
-    return default
+_TRUE = ("1", "true", "yes", "on")
 
 
-def _env_bool(name: str) -> bool:
-    return str(_env(name, default="")).strip().lower() in ("1", "true", "yes", "on")
+def _env_default(flag: str, vllm_env: str | None, kwargs: dict[str, Any]) -> Any:
+    """A flag's default as read from its environment variable (or the declared default)."""
+    own = ENV_PREFIX + flag[2:].upper().replace("-", "_")
+    key = own if own in os.environ else vllm_env if vllm_env and vllm_env in os.environ else None
+    if key is None:
+        return kwargs.get("default", False if kwargs.get("action") == "store_true" else None)
+    raw = os.environ[key]
+    if kwargs.get("action") == "store_true":
+        return raw.strip().lower() in _TRUE
+    convert = kwargs.get("type") or str
+    try:
+        if kwargs.get("nargs") in ("+", "*"):
+            # Ours is a comma list; vLLM's variables hold a single value.
+            values = raw.split(",") if key == own else [raw]
+            return [convert(v.strip()) for v in values if v.strip()]
+        return convert(raw)
+    except (ValueError, argparse.ArgumentTypeError) as exc:
+        raise SystemExit(f"error: {key}={raw!r}: {exc}") from None
 
 
-def _env_list(name: str, vllm: str | None = None) -> list[str]:
-    """A comma-separated `TOKENFRONT_<NAME>` (vLLM's variable holds one value)."""
-    own = os.environ.get(ENV_PREFIX + name)
-    if own is not None:
-        return [v.strip() for v in own.split(",") if v.strip()]
-    single = os.environ.get(vllm) if vllm else None
-    return [single] if single else []
+def _flag(
+    group: argparse._ArgumentGroup, flag: str, *, vllm_env: str | None = None, **kwargs: Any
+) -> None:
+    """`group.add_argument(flag, ...)` whose default comes from `TOKENFRONT_<FLAG>` when set."""
+    kwargs["default"] = _env_default(flag, vllm_env, kwargs)
+    group.add_argument(flag, **kwargs)
 
 
 def human_int(text: str) -> int:
@@ -170,237 +179,98 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def _add_model_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model")
-    g.add_argument(
-        "model_tag",
-        nargs="?",
-        default=None,
-        metavar="MODEL",
-        help="Model directory (as in `vllm serve MODEL`); same as --model.",
-    )
-    g.add_argument(
-        "--model",
-        action="append",
-        default=None,
-        help="Model directory or hub id already in the local HF cache; repeat to "
-        "serve several models. Default: the built-in offline Qwen3 model. "
-        "[env TOKENFRONT_MODEL]",
-    )
-    g.add_argument(
-        "--served-model-name",
-        nargs="+",
-        action="append",
-        default=None,
-        help="Name(s) clients use for the model; repeat once per --model. "
-        "Default: the --model value.",
-    )
-    g.add_argument(
-        "--models-config",
-        default=_env("MODELS_CONFIG"),
-        help="JSON/YAML file: a list of model entries with the same keys as the "
-        "model flags (e.g. model, served_model_name, tool_call_parser).",
-    )
-    g.add_argument(
-        "--tokenizer",
-        default=_env("TOKENIZER"),
-        help="Tokenizer directory, when not the model's own.",
-    )
-    g.add_argument(
-        "--tokenizer-mode",
-        choices=["auto", "hf", "mistral", "slow"],
-        default=_env("TOKENIZER_MODE", default="auto"),
-    )
-    g.add_argument("--revision", default=_env("REVISION"))
-    g.add_argument(
-        "--trust-remote-code", action="store_true", default=_env_bool("TRUST_REMOTE_CODE")
-    )
-    g.add_argument(
-        "--max-model-len",
-        type=human_int,
-        default=_env("MAX_MODEL_LEN"),
-        help="Context length (1k = 1000, 1K = 1024). Default: from the model config.",
-    )
-    g.add_argument(
-        "--max-logprobs", type=int, default=int(_env("MAX_LOGPROBS", default=DEFAULT_MAX_LOGPROBS))
-    )
-    g.add_argument(
-        "--generation-config",
-        default=_env("GENERATION_CONFIG", default="auto"),
-        help="'auto' (the model's generation_config.json gives sampling defaults), "
-        "'vllm' (no defaults) or a directory holding generation_config.json.",
-    )
+    g.add_argument("model_tag", nargs="?", default=None, metavar="MODEL",
+                   help="Model directory (as in `vllm serve MODEL`); same as --model.")
+    g.add_argument("--model", action="append", default=None,
+                   help="Model directory or hub id already in the local HF cache; repeat to "
+                        "serve several models. Default: TOKENFRONT_MODEL, else the built-in "
+                        "offline Qwen3 model.")
+    g.add_argument("--served-model-name", nargs="+", action="append", default=None,
+                   help="Name(s) clients use for the model; repeat once per --model. "
+                        "Default: the --model value.")
+    _flag(g, "--models-config",
+          help="JSON/YAML file: a list of model entries with the same keys as the model "
+               "flags (e.g. model, served_model_name, tool_call_parser).")
+    _flag(g, "--tokenizer", help="Tokenizer directory, when not the model's own.")
+    _flag(g, "--tokenizer-mode", choices=["auto", "hf", "mistral", "slow"], default="auto")
+    _flag(g, "--revision")
+    _flag(g, "--trust-remote-code", action="store_true")
+    _flag(g, "--max-model-len", type=human_int,
+          help="Context length (1k = 1000, 1K = 1024). Default: from the model config.")
+    _flag(g, "--max-logprobs", type=int, default=DEFAULT_MAX_LOGPROBS)
+    _flag(g, "--generation-config", default="auto",
+          help="'auto' (the model's generation_config.json gives sampling defaults), "
+               "'vllm' (no defaults) or a directory holding generation_config.json.")
     g = p.add_argument_group("chat template")
-    g.add_argument(
-        "--chat-template",
-        default=_env("CHAT_TEMPLATE"),
-        help="Jinja chat template: a file path or the template text.",
-    )
-    g.add_argument(
-        "--chat-template-content-format",
-        choices=["auto", "string", "openai"],
-        default=_env("CHAT_TEMPLATE_CONTENT_FORMAT", default="auto"),
-    )
-    g.add_argument(
-        "--trust-request-chat-template",
-        action="store_true",
-        default=_env_bool("TRUST_REQUEST_CHAT_TEMPLATE"),
-        help="Allow requests to bring their own chat template.",
-    )
-    g.add_argument(
-        "--default-chat-template-kwargs",
-        default=_env("DEFAULT_CHAT_TEMPLATE_KWARGS"),
-        help="JSON object merged under every request's chat_template_kwargs, "
-        "e.g. '{\"enable_thinking\": false}'.",
-    )
+    _flag(g, "--chat-template", help="Jinja chat template: a file path or the template text.")
+    _flag(g, "--chat-template-content-format", choices=["auto", "string", "openai"],
+          default="auto")
+    _flag(g, "--trust-request-chat-template", action="store_true",
+          help="Allow requests to bring their own chat template.")
+    _flag(g, "--default-chat-template-kwargs",
+          help="JSON object merged under every request's chat_template_kwargs, "
+               """e.g. '{"enable_thinking": false}'.""")
     g = p.add_argument_group("parsers (list them with `tokenfront parsers`)")
-    g.add_argument(
-        "--tool-call-parser",
-        default=_env("TOOL_CALL_PARSER"),
-        help="Tool-call parser for derender, e.g. hermes, llama3_json, mistral.",
-    )
-    g.add_argument(
-        "--enable-auto-tool-choice",
-        action="store_true",
-        default=_env_bool("ENABLE_AUTO_TOOL_CHOICE"),
-        help="Allow tool_choice=auto (needs --tool-call-parser).",
-    )
-    g.add_argument(
-        "--reasoning-parser",
-        default=_env("REASONING_PARSER"),
-        help="Reasoning parser for derender, e.g. qwen3, deepseek_r1.",
-    )
-    g.add_argument(
-        "--tool-parser-plugin",
-        default=_env("TOOL_PARSER_PLUGIN"),
-        help="Python file that registers extra parsers.",
-    )
+    _flag(g, "--tool-call-parser",
+          help="Tool-call parser for derender, e.g. hermes, llama3_json, mistral.")
+    _flag(g, "--enable-auto-tool-choice", action="store_true",
+          help="Allow tool_choice=auto (needs --tool-call-parser).")
+    _flag(g, "--reasoning-parser", help="Reasoning parser for derender, e.g. qwen3, deepseek_r1.")
+    _flag(g, "--tool-parser-plugin", help="Python file that registers extra parsers.")
 
 
 def _add_server_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("server")
-    g.add_argument(
-        "--host",
-        default=_env("HOST", default="127.0.0.1"),
-        help="Address to bind (0.0.0.0 for every interface).",
-    )
-    g.add_argument("--port", type=int, default=int(_env("PORT", default=8000)))
-    g.add_argument(
-        "--workers",
-        type=_positive(int),
-        default=int(_env("WORKERS", default=1)),
-        help="Worker processes sharing the port; each loads its own tokenizers.",
-    )
-    g.add_argument(
-        "--root-path",
-        default=_env("ROOT_PATH", default=""),
-        help="Path prefix when served behind a proxy.",
-    )
-    g.add_argument(
-        "--shutdown-timeout",
-        type=_positive(float),
-        default=float(_env("SHUTDOWN_TIMEOUT", default=DEFAULT_SHUTDOWN_TIMEOUT)),
-        help="Seconds SIGTERM waits for in-flight requests.",
-    )
-    g.add_argument(
-        "--timeout-keep-alive",
-        type=int,
-        default=int(_env("TIMEOUT_KEEP_ALIVE", "VLLM_HTTP_TIMEOUT_KEEP_ALIVE", 5)),
-        help="Seconds an idle keep-alive connection stays open.",
-    )
-    g.add_argument("--ssl-keyfile", default=_env("SSL_KEYFILE"))
-    g.add_argument("--ssl-certfile", default=_env("SSL_CERTFILE"))
+    _flag(g, "--host", default="127.0.0.1", help="Address to bind (0.0.0.0 for every interface).")
+    _flag(g, "--port", type=int, default=8000)
+    _flag(g, "--workers", type=_positive(int), default=1,
+          help="Worker processes sharing the port; each loads its own tokenizers.")
+    _flag(g, "--root-path", default="", help="Path prefix when served behind a proxy.")
+    _flag(g, "--shutdown-timeout", type=_positive(float), default=DEFAULT_SHUTDOWN_TIMEOUT,
+          help="Seconds SIGTERM waits for in-flight requests.")
+    _flag(g, "--timeout-keep-alive", type=int, default=5, vllm_env="VLLM_HTTP_TIMEOUT_KEEP_ALIVE",
+          help="Seconds an idle keep-alive connection stays open.")
+    _flag(g, "--ssl-keyfile")
+    _flag(g, "--ssl-certfile")
     g = p.add_argument_group("security and limits")
-    g.add_argument(
-        "--api-key",
-        nargs="+",
-        default=_env_list("API_KEY", "VLLM_API_KEY"),
-        help="Require `Authorization: Bearer KEY` (any of these) on every route but "
-        "/health. [env TOKENFRONT_API_KEY, comma list; or VLLM_API_KEY]",
-    )
-    g.add_argument(
-        "--stream-state-key",
-        nargs="+",
-        default=_env_list("STREAM_STATE_KEY"),
-        help="Secret(s) that sign the opaque stream_state of streaming derender; the "
-        "first signs, all verify (rotation). Default: a random per-process key. "
-        "[env TOKENFRONT_STREAM_STATE_KEY, comma list]",
-    )
-    g.add_argument(
-        "--max-request-bytes",
-        type=human_int,
-        default=human_int(
-            str(
-                _env(
-                    "MAX_REQUEST_BYTES",
-                    "VLLM_HTTP_MAX_REQUEST_BODY_SIZE",
-                    DEFAULT_MAX_REQUEST_BYTES,
-                )
-            )
-        ),
-        help="Larger bodies get 413 before being read; 0 = no limit.",
-    )
-    g.add_argument(
-        "--max-header-bytes",
-        type=_positive(int),
-        default=int(_env("MAX_HEADER_BYTES", default=DEFAULT_MAX_HEADER_BYTES)),
-        help="Larger request headers get 431.",
-    )
-    g.add_argument(
-        "--max-n-sequences",
-        type=int,
-        default=int(_env("MAX_N_SEQUENCES", "VLLM_MAX_N_SEQUENCES", DEFAULT_MAX_N_SEQUENCES)),
-        help="Bound on choices per response and responses per request.",
-    )
-    g.add_argument(
-        "--allowed-origins",
-        type=_json_list,
-        default=_json_list(_env("ALLOWED_ORIGINS", default='["*"]')),
-        help="CORS origins, a JSON list.",
-    )
-    g.add_argument(
-        "--allowed-methods",
-        type=_json_list,
-        default=_json_list(_env("ALLOWED_METHODS", default='["*"]')),
-    )
-    g.add_argument(
-        "--allowed-headers",
-        type=_json_list,
-        default=_json_list(_env("ALLOWED_HEADERS", default='["*"]')),
-    )
-    g.add_argument(
-        "--allow-credentials", action="store_true", default=_env_bool("ALLOW_CREDENTIALS")
-    )
+    _flag(g, "--api-key", nargs="+", default=[], vllm_env="VLLM_API_KEY",
+          help="Require `Authorization: Bearer KEY` (any of these) on every route but "
+               "/health. [env TOKENFRONT_API_KEY, comma list; or VLLM_API_KEY]")
+    _flag(g, "--stream-state-key", nargs="+", default=[],
+          help="Secret(s) that sign the opaque stream_state of streaming derender; the first "
+               "signs, all verify (rotation). Default: a random key per server. "
+               "[env TOKENFRONT_STREAM_STATE_KEY, comma list]")
+    _flag(g, "--max-request-bytes", type=human_int, default=DEFAULT_MAX_REQUEST_BYTES,
+          vllm_env="VLLM_HTTP_MAX_REQUEST_BODY_SIZE",
+          help="Larger bodies get 413 before being read; 0 = no limit.")
+    _flag(g, "--max-header-bytes", type=_positive(int), default=DEFAULT_MAX_HEADER_BYTES,
+          help="Larger request headers get 431.")
+    _flag(g, "--max-n-sequences", type=int, default=DEFAULT_MAX_N_SEQUENCES,
+          vllm_env="VLLM_MAX_N_SEQUENCES",
+          help="Bound on choices per response and responses per request.")
+    _flag(g, "--allowed-origins", type=_json_list, default=["*"], help="CORS origins, a JSON list.")
+    _flag(g, "--allowed-methods", type=_json_list, default=["*"])
+    _flag(g, "--allowed-headers", type=_json_list, default=["*"])
+    _flag(g, "--allow-credentials", action="store_true")
     g = p.add_argument_group("logging")
-    g.add_argument(
-        "--uvicorn-log-level",
-        default=_env("UVICORN_LOG_LEVEL", default="info"),
-        choices=["critical", "error", "warning", "info", "debug", "trace"],
-    )
-    g.add_argument(
-        "--log-format",
-        choices=["text", "json"],
-        default=_env("LOG_FORMAT", default="text"),
-        help="json: one object per line with request_id, status, duration_ms, ...",
-    )
-    g.add_argument(
-        "--disable-uvicorn-access-log",
-        action="store_true",
-        default=_env_bool("DISABLE_UVICORN_ACCESS_LOG"),
-        help="No access-log line per request.",
-    )
-    g.add_argument(
-        "--enable-request-id-headers",
-        action="store_true",
-        default=_env_bool("ENABLE_REQUEST_ID_HEADERS"),
-        help="Echo X-Request-Id (or a generated one) on every response.",
-    )
+    _flag(g, "--uvicorn-log-level", default="info",
+          choices=["critical", "error", "warning", "info", "debug", "trace"])
+    _flag(g, "--log-format", choices=["text", "json"], default="text",
+          help="json: one object per line with request_id, status, duration_ms, ...")
+    _flag(g, "--disable-uvicorn-access-log", action="store_true",
+          help="No access-log line per request.")
+    _flag(g, "--enable-request-id-headers", action="store_true",
+          help="Echo X-Request-Id (or a generated one) on every response.")
     g = p.add_argument_group("accepted for `vllm serve` compatibility and ignored")
     for flag, takes_value in IGNORED_ENGINE_FLAGS.items():
         dest = "ignored_" + flag[2:].replace("-", "_")
         if takes_value:
-            g.add_argument(flag, dest=dest, default=None, metavar="X", help=argparse.SUPPRESS)
+            g.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
         else:
             g.add_argument(flag, dest=dest, action="store_true", help=argparse.SUPPRESS)
-    g.description = textwrap.fill(", ".join(IGNORED_ENGINE_FLAGS), width=88, break_on_hyphens=False)
+    g.description = textwrap.fill(
+        ", ".join(IGNORED_ENGINE_FLAGS), width=88, break_on_hyphens=False
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -477,7 +347,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
     if getattr(args, "model_tag", None):
         models.insert(0, args.model_tag)
     if not models and not options:
-        models = [_env("MODEL")]
+        models = [os.environ.get(ENV_PREFIX + "MODEL")]
     names = args.served_model_name or []
     for i, model in enumerate(models):
         served = names[i] if i < len(names) else []
