@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 SHARED ?= ../shared
 
-.PHONY: run test lint parity bench clean
+.PHONY: run test lint parity docker clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +29,15 @@ test: $(TEST_STAMP)
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy
+	@if [ -x $(BIN)/hadolint ]; then $(BIN)/hadolint docker/Dockerfile; fi
 
 parity: $(STAMP)
 	$(BIN)/python $(SHARED)/parity/replay.py --golden $(SHARED)/parity/golden-public.jsonl \
 	  --models-root $(SHARED) \
 	  --server-cmd '$(abspath $(BIN))/tokenfront serve --model {model} --served-model-name {name} --host 127.0.0.1 --port {port} {args}' $(PARITY_ARGS)
+
+docker:
+	docker build -f docker/Dockerfile -t tokenfront:latest .
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
