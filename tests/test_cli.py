@@ -313,9 +313,42 @@ def test_real_server_without_model_serves_builtin(
     )
     assert big.status_code in (400, 431)  # uvicorn or the guard, depending on the parser
     assert "tokenfront_http_requests_total" in httpx.get(url + "/metrics", headers=auth).text
+    drained = _sigterm_during_slow_request(proc, url, auth)
     code, out = stop_server(proc)
     assert code == 0, out
+    assert drained is not None and drained.status_code == 200, out
+    assert drained.json()["count"] > 100_000
     assert '"logger": "tokenfront.access"' in out and '"status": 401' in out
+
+
+def _in_flight(url: str, auth: dict[str, str]) -> float:
+    text = httpx.get(url + "/metrics", headers=auth, timeout=10).text
+    line = next(x for x in text.splitlines() if x.startswith("tokenfront_http_requests_in_flight"))
+    return float(line.rsplit(" ", 1)[1])
+
+
+def _sigterm_during_slow_request(
+    proc: subprocess.Popen[bytes], url: str, auth: dict[str, str]
+) -> httpx.Response | None:
+    """SIGTERM while a long /tokenize is in flight; the request must still be answered."""
+    import threading
+
+    result: dict[str, httpx.Response] = {}
+    body = {"model": "qwen3", "prompt": "drain me, please. " * 60_000}
+
+    def call() -> None:
+        result["r"] = httpx.post(url + "/tokenize", json=body, headers=auth, timeout=120)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "r" not in result:
+        if _in_flight(url, auth) >= 2:  # the /metrics call itself and the /tokenize
+            proc.send_signal(signal.SIGTERM)
+            break
+        time.sleep(0.02)
+    thread.join(120)
+    return result.get("r")
 
 
 def test_real_server_two_workers(server_env: dict[str, str], tiny_model: Path) -> None:
