@@ -14,6 +14,8 @@ from typing import Any
 
 from tokenfront import __version__
 from tokenfront.config import (
+    DEFAULT_ENGINE_MAX_CONNECTIONS,
+    DEFAULT_ENGINE_TIMEOUT,
     DEFAULT_MAX_HEADER_BYTES,
     DEFAULT_MAX_LOGPROBS,
     DEFAULT_MAX_N_SEQUENCES,
@@ -22,6 +24,7 @@ from tokenfront.config import (
     ModelOptions,
     ServerSettings,
 )
+from tokenfront.mock_engine.cli import add_mock_engine_command
 
 logger = logging.getLogger("tokenfront")
 
@@ -252,6 +255,16 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--allowed-methods", type=_json_list, default=["*"])
     _flag(g, "--allowed-headers", type=_json_list, default=["*"])
     _flag(g, "--allow-credentials", action="store_true")
+    g = p.add_argument_group("gateway mode (OpenAI endpoints over a token-in/token-out engine)")
+    _flag(g, "--engine-url",
+          help="Base URL of a generate server (`vllm serve MODEL --tokens-only`, or "
+               "`tokenfront mock-engine`); also serves POST /v1/chat/completions and "
+               "/v1/completions by render -> /inference/v1/generate -> derender.")
+    _flag(g, "--engine-timeout", type=_positive(float), default=DEFAULT_ENGINE_TIMEOUT,
+          help="Seconds an engine call may go without progress before a 504.")
+    _flag(g, "--engine-max-connections", type=_positive(int),
+          default=DEFAULT_ENGINE_MAX_CONNECTIONS,
+          help="Most concurrent (keep-alive) connections to the engine.")
     g = p.add_argument_group("logging")
     _flag(g, "--uvicorn-log-level", default="info",
           choices=["critical", "error", "warning", "info", "debug", "trace"])
@@ -280,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(wire-compatible with vLLM 0.33.0's `vllm launch render`).",
     )
     parser.add_argument("--version", action="version", version=f"tokenfront {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,parsers}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{serve,mock-engine,parsers}")
     serve_parser = sub.add_parser(
         "serve",
         help="Run the HTTP server (see `tokenfront serve --help`).",
@@ -291,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(serve_parser)
     _add_server_flags(serve_parser)
     sub.add_parser("parsers", help="List the available tool and reasoning parsers.")
+    add_mock_engine_command(sub)
     return parser
 
 
@@ -388,6 +402,9 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
         max_request_bytes=args.max_request_bytes or sys.maxsize,
         max_n_sequences=args.max_n_sequences,
         stream_state_key=[k for k in args.stream_state_key or [] if k],
+        engine_url=args.engine_url or None,
+        engine_timeout=args.engine_timeout,
+        engine_max_connections=args.engine_max_connections,
         workers=args.workers,
         max_header_bytes=args.max_header_bytes,
         shutdown_timeout=args.shutdown_timeout,
@@ -469,6 +486,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve(args)
     if args.command == "parsers":
         return list_parsers()
+    if args.command == "mock-engine":
+        return int(args.handler(args))
     return 2
 
 
