@@ -255,6 +255,8 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--allowed-methods", type=_json_list, default=["*"])
     _flag(g, "--allowed-headers", type=_json_list, default=["*"])
     _flag(g, "--allow-credentials", action="store_true")
+    _flag(g, "--disable-fastapi-docs", action="store_true",
+          help="Do not serve /docs, /redoc and /openapi.json.")
     g = p.add_argument_group("gateway mode (OpenAI endpoints over a token-in/token-out engine)")
     _flag(g, "--engine-url",
           help="Base URL of a generate server (`vllm serve MODEL --tokens-only`, or "
@@ -417,6 +419,7 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
         allowed_methods=args.allowed_methods,
         allowed_headers=args.allowed_headers,
         allow_credentials=args.allow_credentials,
+        disable_fastapi_docs=args.disable_fastapi_docs,
     )
 
 

@@ -78,3 +78,4 @@ class ServerSettings:
     allowed_methods: list[str] = field(default_factory=lambda: ["*"])
     allowed_headers: list[str] = field(default_factory=lambda: ["*"])
     allow_credentials: bool = False
+    disable_fastapi_docs: bool = False

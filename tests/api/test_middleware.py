@@ -223,3 +223,10 @@ def test_rejections_counted(keyed: TestClient) -> None:
     text = keyed.get("/metrics", headers={"Authorization": f"Bearer {KEY}"}).text
     assert _sample(text, "tokenfront_rejected_requests_total", reason="auth") >= 1
     assert _sample(text, "tokenfront_http_requests_total", endpoint="refused", status="401") >= 1
+
+
+def test_fastapi_docs_can_be_disabled(client: TestClient) -> None:
+    assert client.get("/openapi.json").status_code == 200
+    hidden = TestClient(make_app(disable_fastapi_docs=True))
+    for path in ("/openapi.json", "/docs", "/redoc"):
+        assert hidden.get(path).status_code == 404

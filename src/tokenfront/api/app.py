@@ -25,11 +25,17 @@ logger = logging.getLogger(__name__)
 def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) -> FastAPI:
     """Build the FastAPI app over already-loaded models."""
     settings = settings or ServerSettings()
+    docs: dict[str, str | None] = (
+        {"openapi_url": None, "docs_url": None, "redoc_url": None}
+        if settings.disable_fastapi_docs
+        else {}
+    )
     app = FastAPI(
         title="tokenfront",
         version=__version__,
         root_path=settings.root_path,
         description="GPU-less render/derender frontend, wire-compatible with vLLM's render server.",
+        **docs,  # type: ignore[arg-type]
     )
     app.state.tokenfront = AppState(settings=settings, registry=registry)
 
