@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.json_calls import cached_vocab
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,
@@ -204,34 +206,62 @@ def new_state() -> JSONState:
     }  # fmt: skip
 
 
+@dataclass
+class _Lexing:
+    """The per-tokenizer part of an engine: marker ids, dropped specials, literal table."""
+
+    id_terminals: dict[int, str]
+    has_drops: bool
+    table: LiteralTable
+
+
+_LEXING: weakref.WeakKeyDictionary[Any, dict[str, _Lexing]] = weakref.WeakKeyDictionary()
+
+
+def _lexing(spec: ArrayCallsSpec, tokenizer: Any) -> _Lexing:
+    try:
+        per_tokenizer = _LEXING.setdefault(tokenizer, {})
+    except TypeError:
+        per_tokenizer = {}
+    found = per_tokenizer.get(spec.name)
+    if found is None:
+        found = per_tokenizer[spec.name] = _build_lexing(spec, tokenizer)
+    return found
+
+
+def _build_lexing(spec: ArrayCallsSpec, tokenizer: Any) -> _Lexing:
+    vocab = cached_vocab(tokenizer)
+    configured = set(spec.id_markers) | set(spec.text_markers)
+    id_terminals: dict[int, str] = {}
+    for marker in spec.id_markers:
+        token_id = vocab.get(marker)
+        if token_id is not None:
+            id_terminals[token_id] = "MARKER"
+    drops: list[str] = []
+    try:
+        specials = list(zip(tokenizer.all_special_tokens, tokenizer.all_special_ids, strict=False))
+    except (AttributeError, NotImplementedError):
+        specials = []
+    for text, token_id in specials:
+        if text not in configured:
+            id_terminals[token_id] = DROP
+            drops.append(text)
+    literals = [("MARKER", m) for m in (*spec.id_markers, *spec.text_markers)]
+    literals += [(DROP, d) for d in drops]
+    return _Lexing(id_terminals, bool(drops), LiteralTable(literals))
+
+
 class ArrayCallsEngine:
     """Runs one `ArrayCallsSpec` over a tokenizer and the request's tools."""
 
     def __init__(self, spec: ArrayCallsSpec, tokenizer: Any, tools: list[dict[str, Any]] | None):
         self.spec = spec
         self.tools = tools
-        vocab = tokenizer.get_vocab()
-        configured = set(spec.id_markers) | set(spec.text_markers)
-        id_terminals: dict[int, str] = {}
-        for marker in spec.id_markers:
-            token_id = vocab.get(marker)
-            if token_id is not None:
-                id_terminals[token_id] = "MARKER"
-        drops: list[str] = []
-        try:
-            specials = list(zip(tokenizer.all_special_tokens, tokenizer.all_special_ids, strict=False))
-        except (AttributeError, NotImplementedError):
-            specials = []
-        for text, token_id in specials:
-            if text not in configured:
-                id_terminals[token_id] = DROP
-                drops.append(text)
-        self.has_drops = bool(drops)
-        self.id_terminal_names = frozenset(id_terminals.values())
-        self.scanner = TokenScanner(id_terminals, tokenizer)
-        literals = [("MARKER", m) for m in (*spec.id_markers, *spec.text_markers)]
-        literals += [(DROP, d) for d in drops]
-        self.table = LiteralTable(literals)
+        lexing = _lexing(spec, tokenizer)
+        self.has_drops = lexing.has_drops
+        self.id_terminal_names = frozenset(lexing.id_terminals.values())
+        self.scanner = TokenScanner(lexing.id_terminals, tokenizer)
+        self.table = lexing.table
 
     # ── lexing ────────────────────────────────────────────────────────────
     def feed(self, st: JSONState, text: str, ids: Sequence[int]) -> list[Event]:

@@ -10,12 +10,13 @@ the arguments. This module holds what they share:
 * `JsonToolParser`, a `ToolParser` whose streaming state is a plain dict. It keeps the text and
   token bookkeeping vLLM hands its tool parsers (`previous_text`, `current_text`, previous token
   ids) and the per-call progress lists (`prev` parsed calls, `streamed` argument text) that the
-  end-of-stream flush (`unstreamed_args`) reads.
+  end-of-stream flush (`remaining_args`) reads.
 """
 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -41,6 +42,7 @@ __all__ = [
     "MalformedJSON",
     "JsonToolParser",
     "args_delta",
+    "cached_vocab",
     "common_prefix",
     "dumps",
     "intermediate_diff",
@@ -48,6 +50,21 @@ __all__ = [
     "no_calls",
     "partial_loads",
 ]
+
+
+_VOCABS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
+def cached_vocab(tokenizer: Any) -> dict[str, int]:
+    """The tokenizer's vocabulary, built once per tokenizer (`get_vocab()` is slow)."""
+    try:
+        vocab = _VOCABS.get(tokenizer)
+    except TypeError:  # not weak-referenceable
+        return tokenizer.get_vocab()
+    if vocab is None:
+        vocab = tokenizer.get_vocab()
+        _VOCABS[tokenizer] = vocab
+    return vocab
 
 
 def dumps(value: Any) -> str:
@@ -147,6 +164,9 @@ class JsonToolParser(ToolParser):
     # The generic JSON handling of tool_choice="required"/named applies to this format.
     supports_required_and_named: ClassVar[bool] = True
 
+    def vocab_id(self, token: str) -> int | None:
+        return cached_vocab(self.tokenizer).get(token)
+
     def initial_state(self) -> JSONState:
         return {"text": "", "n_ids": 0, "last_id": None, "prev": [], "streamed": [], "tool": -1,
                 "name_sent": False}
@@ -158,17 +178,13 @@ class JsonToolParser(ToolParser):
             state.update(self.initial_state())
         previous_text = state["text"]
         current_text = previous_text + delta_text
-        delta = None
         try:
-            delta = self.step(state, previous_text, current_text, delta_text, list(delta_ids))
-            return delta
+            return self.step(state, previous_text, current_text, delta_text, list(delta_ids))
         finally:
             state["text"] = current_text
             if delta_ids:
                 state["n_ids"] += len(delta_ids)
                 state["last_id"] = delta_ids[-1]
-            # vLLM's end-of-stream flush appends to the last call of the final chunk's delta.
-            state["last_tool"] = delta.tool_calls[-1].index if delta and delta.tool_calls else None
 
     def step(
         self,
@@ -180,7 +196,7 @@ class JsonToolParser(ToolParser):
     ) -> DeltaMessage | None:
         raise NotImplementedError
 
-    def unstreamed_args(self, state: JSONState) -> str:
+    def remaining_args(self, state: JSONState) -> str:
         """Arguments of the last parsed call not yet streamed (vLLM's end-of-stream flush)."""
         prev = state.get("prev") or []
         if not prev:
@@ -192,13 +208,3 @@ class JsonToolParser(ToolParser):
         streamed = state.get("streamed") or []
         actual = streamed[index] if index < len(streamed) else ""
         return expected[len(actual) :] if expected.startswith(actual) else ""
-
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        """vLLM's end-of-stream flush: when the final chunk's delta carried tool calls, the
-        unstreamed argument tail (maybe "") is appended to the last of them. The returned
-        delta holds that tail on the same call index; merge it into the final delta."""
-        if not state or state.get("last_tool") is None:
-            return None
-        return DeltaMessage(
-            tool_calls=[DeltaToolCall(index=state["last_tool"], arguments=self.unstreamed_args(state))]
-        )

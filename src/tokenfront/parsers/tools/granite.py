@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 
 from tokenfront.parsers.base import (
     DeltaMessage,
-    DeltaToolCall,
     ExtractedToolCalls,
     JSONState,
     ToolParser,
@@ -50,22 +49,13 @@ class GraniteToolParser(ToolParser):
     ) -> DeltaMessage | None:
         if not state:
             state.update(self.initial_state())
-        delta = self.engine.to_delta(state, self.engine.feed(state, delta_text, list(delta_ids)))
-        state["last_tool"] = delta.tool_calls[-1].index if delta and delta.tool_calls else None
-        return delta
+        return self.engine.to_delta(state, self.engine.feed(state, delta_text, list(delta_ids)))
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
-        """End of stream: vLLM sets the final delta's last call arguments to at least "" (an
-        empty unstreamed tail, merged onto that call) and then adds what the engine still holds."""
+        """End of stream: what the engine still holds (open call, held text)."""
         if not state:
             return None
-        out = DeltaMessage()
-        if state.get("last_tool") is not None:
-            out.tool_calls.append(DeltaToolCall(index=state["last_tool"], arguments=""))
         events = self.engine.finish(state)
         if events or state["deferred"]:
-            flushed = self.engine.to_delta(state, events, finished=True)
-            if flushed is not None:
-                out.content = flushed.content
-                out.tool_calls.extend(flushed.tool_calls)
-        return out if out.content or out.tool_calls else None
+            return self.engine.to_delta(state, events, finished=True)
+        return None

@@ -257,7 +257,7 @@ class MistralToolParser(JsonToolParser):
             return DeltaMessage()
         return None
 
-    def unstreamed_args(self, state: JSONState) -> str:
+    def remaining_args(self, state: JSONState) -> str:
         # vLLM asks its engine adapter, whose own call list stays empty: nothing to add.
         return ""
 
