@@ -207,6 +207,75 @@ def _minimax(tools: list[Tool], choice: str) -> Fmt:
     return sequence([const("\n" + begin), inner, const(end)])
 
 
+_GLM_EXCLUDES = [
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+]
+
+
+def _glm_value(prop: dict[str, Any]) -> Fmt:
+    if "enum" in prop:
+        values = [const(v if isinstance(v, str) else json.dumps(v)) for v in prop["enum"]]
+        return values[0] if len(values) == 1 else {"type": "or", "elements": values}
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        formats = [_glm_value({"type": t}) for t in kind if t != "string"]
+        if "string" in kind:
+            formats.append(any_text(_GLM_EXCLUDES))
+        return formats[0] if len(formats) == 1 else {"type": "or", "elements": formats}
+    if kind in (None, "string"):
+        return any_text(_GLM_EXCLUDES)
+    return json_schema({"type": kind})
+
+
+def _glm_plain_properties(params: dict[str, Any]) -> dict[str, Any] | None:
+    props = params.get("properties")
+    if (
+        not isinstance(props, dict)
+        or not props
+        or params.get("additionalProperties") is True
+        or any(k in params for k in ("$ref", "allOf", "anyOf", "oneOf", "patternProperties"))
+    ):
+        return None
+    return props
+
+
+def _glm_tool_tag(name: str, params: dict[str, Any] | None, strict: bool) -> Fmt:
+    if strict:
+        return tag(f"<tool_call>{name}", json_schema(params if params is not None else True, "glm_xml"), "</tool_call>")
+    props = _glm_plain_properties(params or {})
+    if props is None:
+        return tag(f"<tool_call>{name}", json_schema(True, "glm_xml"), "</tool_call>")
+    pairs = [
+        sequence([const(f"<arg_key>{key}</arg_key><arg_value>"), _glm_value(prop), const("</arg_value>")])
+        for key, prop in props.items()
+    ]
+    inner = pairs[0] if len(pairs) == 1 else {"type": "or", "elements": pairs}
+    return tag(f"<tool_call>{name}", {"type": "star", "content": inner}, "</tool_call>")
+
+
+def glm_structural_format(tools: list[tuple[str, dict[str, Any] | None, bool]], choice: str) -> Fmt:
+    """GLM-4.7 (vLLM's own builder; all-strict requests use xgrammar's builtin)."""
+    if tools and all(strict for _, _, strict in tools):
+        text_excludes = ["<think>", "</think>", "</tool_call>", "<arg_key>", "</arg_key>",
+                         "<arg_value>", "</arg_value>"]
+        tags = [tag(f"<tool_call>{n}", json_schema(p if p is not None else True, "glm_xml"), "</tool_call>")
+                for n, p, _ in tools]
+        if choice == "forced":
+            return tags[0]
+        return triggered(["<tool_call>"], tags, at_least_one=choice == "required", excludes=text_excludes)
+    tags = [_glm_tool_tag(n, p, strict) for n, p, strict in tools]
+    if choice == "auto":
+        return triggered(["<tool_call>"], tags, excludes=[e for e in _GLM_EXCLUDES if e != "<tool_call>"])
+    return with_separator(tags, "", at_least_one=True, stop_after_first=choice == "forced")
+
+
 BUILDERS: dict[str, Callable[[list[Tool], str], Fmt]] = {
     "hermes": _hermes,
     "llama": _llama,
@@ -215,6 +284,7 @@ BUILDERS: dict[str, Callable[[list[Tool], str], Fmt]] = {
     "qwen_3_coder": _qwen_coder,
     "kimi": _kimi,
     "minimax": _minimax,
+    "glm_4_7": lambda t, c: glm_structural_format([(n, None, False) for n, _ in t], c),
 }
 
 _LIST_FORMATS = ("triggered_tags", "token_triggered_tags", "tags_with_separator")
@@ -280,20 +350,23 @@ def apply_structural_tag(
         if output_format is None:
             return
 
-    tools = [
-        (t.function.name, _arguments(t.function.parameters, level >= 2 or t.function.strict is True))
+    full = [
+        (t.function.name, t.function.parameters, level >= 2 or t.function.strict is True)
         for t in request.tools
     ]
     if named is not None:
-        tools = [t for t in tools if t[0] == named]
-        if len(tools) != 1:
+        full = [t for t in full if t[0] == named]
+        if len(full) != 1:
             raise RequestValidationFailure(
                 f"The tool with name '{named}' is not found in the tools list."
             )
         simple = "forced"
     else:
         simple = "required" if choice == "required" or output_format is not None else "auto"
-    fmt = builder(tools, simple)
+    if model == "glm_4_7":
+        fmt = glm_structural_format(full, simple)
+    else:
+        fmt = builder([(n, _arguments(p, strict)) for n, p, strict in full], simple)
     if single_call:
         _limit_to_one_call(fmt)
     if output_format is not None:
