@@ -1,0 +1,104 @@
+"""Render and tokenize routes end to end over httpx.ASGITransport."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tokenfront.api.app import create_app
+from tokenfront.config import ModelOptions, ServerSettings
+from tokenfront.tokenization.registry import ModelRegistry, load_model
+
+MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
+CHAT = "/v1/chat/completions/render"
+COMPLETION = "/v1/completions/render"
+
+
+@pytest.fixture(scope="module")
+def app() -> Any:
+    path = MODELS / "qwen3"
+    if not path.is_dir():
+        pytest.skip("shared qwen3 model not available")
+    model = load_model(
+        ModelOptions(
+            model=str(path),
+            served_model_name=["qwen3"],
+            max_model_len=512,
+            tool_call_parser="hermes",
+            enable_auto_tool_choice=True,
+            reasoning_parser="qwen3",
+        )
+    )
+    return create_app(ModelRegistry([model]), ServerSettings())
+
+
+def call(app: Any, path: str, body: Any = None, **kw: Any) -> httpx.Response:
+    async def go() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            return await client.post(path, json=body, **kw)
+
+    return asyncio.run(go())
+
+
+def test_chat_render(app) -> None:
+    res = call(app, CHAT, {"model": "qwen3", "messages": [{"role": "user", "content": "hi"}]})
+    assert res.status_code == 200
+    body = res.json()
+    assert body["token_ids"] == [151644, 872, 198, 6023, 151645, 198, 151644, 77091, 198]
+    assert body["request_id"].startswith("chatcmpl-") and len(body["request_id"]) == 25
+    assert body["sampling_params"]["max_tokens"] == 512 - 9
+    assert body["sampling_params"]["skip_special_tokens"] is False
+    assert body["parse_context"]["chat_template_kwargs"]["cohere_format"] == "cmd4"
+    assert body["reasoning_parser_kwargs"] is not None
+    assert body["output_mode"] == "tokens"
+
+
+def test_request_id_header_and_field(app) -> None:
+    body = {"messages": [{"role": "user", "content": "hi"}], "request_id": "mine"}
+    assert call(app, CHAT, body).json()["request_id"] == "chatcmpl-mine"
+    res = call(app, CHAT, body, headers={"X-Request-Id": "hdr"})
+    assert res.json()["request_id"] == "chatcmpl-hdr"
+
+
+def test_completion_batch_ids(app) -> None:
+    res = call(app, COMPLETION, {"prompt": ["a", "b"], "request_id": "r"})
+    assert res.status_code == 200
+    assert [r["request_id"] for r in res.json()] == ["cmpl-r-0", "cmpl-r-1"]
+
+
+def test_completion_token_prompt_truncation(app) -> None:
+    res = call(app, COMPLETION, {"prompt": [1, 2, 3, 4], "truncate_prompt_tokens": 2})
+    assert res.json()[0]["token_ids"] == [3, 4]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "err_type"),
+    [
+        (CHAT, {"messages": [{"role": "user", "content": "hi"}], "use_beam_search": True}, 400, "BadRequestError"),
+        (CHAT, {"messages": [{"role": "user", "content": "hi"}], "max_tokens": "ten"}, 400, "Bad Request"),
+        (CHAT, {"messages": [{"role": "user", "content": "hi"}], "chat_template": "x"}, 400, "BadRequestError"),
+        (CHAT, {"model": "nope", "messages": [{"role": "user", "content": "hi"}]}, 404, "NotFoundError"),
+        (COMPLETION, {"prompt": "hi", "suffix": "x"}, 400, "BadRequestError"),
+        (COMPLETION, {"prompt": [5] * 600}, 400, "BadRequestError"),
+        (COMPLETION, {"prompt": []}, 400, "BadRequestError"),
+        ("/detokenize", {"tokens": "1,2"}, 400, "Bad Request"),
+    ],
+)
+def test_errors(app, path: str, body: Any, status: int, err_type: str) -> None:
+    res = call(app, path, body)
+    assert res.status_code == status
+    assert res.json()["error"]["type"] == err_type
+
+
+def test_tokenize_and_detokenize(app) -> None:
+    res = call(app, "/tokenize", {"prompt": "hi", "return_token_strs": True})
+    assert res.json() == {"count": 1, "max_model_len": 512, "tokens": [6023], "token_strs": ["hi"]}
+    chat = call(app, "/tokenize", {"messages": [{"role": "user", "content": "hi"}]}).json()
+    assert chat["count"] == 9
+    assert call(app, "/detokenize", {"tokens": [6023]}).json() == {"prompt": "hi"}

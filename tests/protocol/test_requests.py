@@ -1,0 +1,73 @@
+"""Request models accept/reject like vLLM: before-checks are BadRequestError, types are Bad Request."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokenfront.api.errors import APIError
+from tokenfront.protocol.requests import ChatCompletionRequest, CompletionRequest
+
+MSGS = [{"role": "user", "content": "hi"}]
+
+
+def test_unknown_fields_kept() -> None:
+    req = ChatCompletionRequest.model_validate({"messages": MSGS, "whatever": 1})
+    assert req.model_extra == {"whatever": 1}
+
+
+def test_tools_default_tool_choice_auto() -> None:
+    req = ChatCompletionRequest.model_validate(
+        {"messages": MSGS, "tools": [{"type": "function", "function": {"name": "f"}}]}
+    )
+    assert req.tool_choice == "auto"
+
+
+@pytest.mark.parametrize(
+    ("extra", "param"),
+    [
+        ({"tools": []}, "tools"),
+        ({"top_logprobs": 3}, "top_logprobs"),
+        ({"top_logprobs": "3", "logprobs": True}, "top_logprobs"),
+        ({"stream_options": {"include_usage": True}}, "stream_options"),
+        ({"tool_choice": "required"}, "tool_choice"),
+        ({"cache_salt": "a/b"}, "cache_salt"),
+    ],
+)
+def test_before_checks_are_bad_request_errors(extra: dict, param: str) -> None:
+    with pytest.raises(APIError) as err:
+        ChatCompletionRequest.model_validate({"messages": MSGS, **extra})
+    assert err.value.err_type == "BadRequestError"
+    assert err.value.param == param
+
+
+def test_named_tool_must_exist() -> None:
+    with pytest.raises(APIError, match="does not match"):
+        ChatCompletionRequest.model_validate(
+            {
+                "messages": MSGS,
+                "tools": [{"type": "function", "function": {"name": "f"}}],
+                "tool_choice": {"type": "function", "function": {"name": "g"}},
+            }
+        )
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [{"content": "x"}],
+        [{"role": "user", "content": 5}],
+        [{"role": "user", "content": None}],
+        [{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}],
+    ],
+)
+def test_message_schema_errors_are_bad_request(messages: list) -> None:
+    with pytest.raises(APIError) as err:
+        ChatCompletionRequest.model_validate({"messages": messages})
+    assert err.value.err_type == "Bad Request"
+
+
+def test_completion_prompt_checks() -> None:
+    with pytest.raises(APIError, match="prompt"):
+        CompletionRequest.model_validate({"prompt": ""})
+    req = CompletionRequest.model_validate({"prompt": [[1, 2], [3]], "max_tokens": None})
+    assert req.max_tokens == 16
