@@ -29,6 +29,18 @@ from tokenfront.parsers.base import (
     ToolParser,
 )
 
+_VOCABS: dict[int, tuple[Any, dict[str, int]]] = {}
+
+
+def cached_vocab(tokenizer: Any) -> dict[str, int]:
+    """`tokenizer.get_vocab()` once per tokenizer (parsers are built per request)."""
+    entry = _VOCABS.get(id(tokenizer))
+    if entry is None or entry[0] is not tokenizer:
+        entry = (tokenizer, tokenizer.get_vocab())
+        _VOCABS[id(tokenizer)] = entry
+    return entry[1]
+
+
 # ---------------------------------------------------------------------------
 # DeepSeek-style: regex one-shot, token-count streaming
 # ---------------------------------------------------------------------------
@@ -56,10 +68,11 @@ class MarkerRegexToolParser(ToolParser):
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
-        self.calls_begin_id = self.vocab_id(self.calls_begin)
-        self.calls_end_id = self.vocab_id(self.calls_end)
-        self.call_begin_id = self.vocab_id(self.call_begin)
-        self.call_end_id = self.vocab_id(self.call_end)
+        vocab = cached_vocab(tokenizer)
+        self.calls_begin_id = vocab.get(self.calls_begin)
+        self.calls_end_id = vocab.get(self.calls_end)
+        self.call_begin_id = vocab.get(self.call_begin)
+        self.call_end_id = vocab.get(self.call_end)
         if self.calls_begin_id is None or self.calls_end_id is None:
             raise RuntimeError(
                 f"{self.model_label} Tool parser could not locate tool call start/end "

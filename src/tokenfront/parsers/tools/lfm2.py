@@ -10,6 +10,7 @@ from typing import Any
 
 from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.engines.python_calls import WrappedPythonCallParser
+from tokenfront.parsers.engines.separated_calls import cached_vocab
 from tokenfront.parsers.registry import tool_parser
 
 
@@ -21,7 +22,8 @@ class Lfm2ToolParser(WrappedPythonCallParser):
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
-        if self.vocab_id(self.start_marker) is None or self.vocab_id(self.end_marker) is None:
+        vocab = cached_vocab(tokenizer)
+        if vocab.get(self.start_marker) is None or vocab.get(self.end_marker) is None:
             raise RuntimeError(
                 "LFM2 tool parser could not locate <|tool_call_start|>/<|tool_call_end|> "
                 "tokens in the tokenizer!"

@@ -1,0 +1,54 @@
+"""deepseek_v31: golden vLLM answers, vLLM's own test vectors, own cases."""
+
+from __future__ import annotations
+
+import pytest
+from calls_support import check_vector, make, oneshot, run_stream, token_chunks, vectors
+
+B, E = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+CB, CE, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+
+
+def parser():
+    return make("deepseek_v31", "deepseek")
+
+
+@pytest.mark.parametrize("vec", vectors("deepseek_v31"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector("deepseek_v31", vec) == []
+
+
+# Golden (vLLM 0.33.0, deepseek config).
+def test_golden_parallel() -> None:
+    text = f'{B}{CB}calculate{SEP}{{"expression": "sqrt(2) + 1/3"}}{CE}{CB}get_time{SEP}{{}}{CE}{E}'
+    assert oneshot(parser(), text) == (
+        [("calculate", '{"expression": "sqrt(2) + 1/3"}'), ("get_time", "{}")],
+        None,
+    )
+
+
+def test_golden_malformed_arguments_kept_raw() -> None:
+    assert oneshot(parser(), f"{B}{CB}get_time{SEP}{{{CE}{E}") == ([("get_time", "{")], None)
+
+
+def test_golden_content_before() -> None:
+    text = f"好的，我来查一下。\n{B}{CB}get_time{SEP}{{}}{CE}{E}"
+    assert oneshot(parser(), text) == ([("get_time", "{}")], "好的，我来查一下。\n")
+
+
+# Own cases.
+def test_text_after_calls_dropped() -> None:
+    assert oneshot(parser(), f"{B}{CB}f{SEP}{{}}{CE}{E}tail") == ([("f", "{}")], None)
+
+
+def test_stream_two_calls_by_tokens() -> None:
+    text = f'{B}{CB}f{SEP}{{"a": "x"}}{CE}{CB}g{SEP}{{"b": 2}}{CE}{E}'
+    _, content, calls = run_stream(parser(), token_chunks(text, "deepseek"))
+    assert calls == [("f", '{"a": "x"}'), ("g", '{"b": 2}')]
+    assert content is None
+
+
+def test_cut_off_stream() -> None:
+    text = f'{B}{CB}f{SEP}{{"a": "xy'
+    _, _, calls = run_stream(parser(), token_chunks(text, "deepseek"))
+    assert calls == [("f", '{"a": "xy')]
