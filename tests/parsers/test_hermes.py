@@ -1,0 +1,114 @@
+"""hermes tool parser: vLLM's hermes tests (transcribed vectors) plus streaming details."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from transformers import AutoTokenizer
+from vllm_vectors_loader import check_result, load_vectors, vector_id
+
+from tokenfront.parsers.base import DeltaMessage, ParseContext, ToolParser
+from tokenfront.parsers.registry import get_tool_parser
+
+MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
+if not MODELS.is_dir():
+    MODELS = Path("/work/shared/models")
+
+
+@functools.cache
+def tokenizer() -> Any:
+    return AutoTokenizer.from_pretrained(str(MODELS / "qwen3"))
+
+
+def make(tools: list[dict[str, Any]] | None = None) -> ToolParser:
+    return get_tool_parser("hermes")(tokenizer(), ParseContext(tools=tools, tool_choice="auto"))
+
+
+def run(parser: ToolParser, pieces: list[tuple[str, list[int]]]) -> list[DeltaMessage | None]:
+    state = parser.initial_state()
+    out = [parser.stream(state, text, ids) for text, ids in pieces]
+    json.dumps(state)
+    return out
+
+
+def token_pieces(text: str, interval: int = 1) -> list[tuple[str, list[int]]]:
+    tok = tokenizer()
+    ids = tok.encode(text, add_special_tokens=False)
+    pieces, shown = [], ""
+    for i in range(0, len(ids), interval):
+        full = tok.decode(ids[: i + interval], skip_special_tokens=False)
+        piece = "" if full.endswith("\ufffd") else full[len(shown) :]
+        if piece:
+            shown = full
+        pieces.append((piece, ids[i : i + interval]))
+    return pieces
+
+
+def collect(deltas: list[DeltaMessage | None]) -> tuple[str | None, list[tuple[str, str]]]:
+    content = "".join(d.content or "" for d in deltas if d) or None
+    names: dict[int, str] = {}
+    args: dict[int, str] = {}
+    for d in deltas:
+        for tc in d.tool_calls if d else []:
+            names[tc.index] = names.get(tc.index, "") + (tc.name or "")
+            args[tc.index] = args.get(tc.index, "") + (tc.arguments or "")
+    return content, [(names[i], args[i]) for i in sorted(names)]
+
+
+def _vectors() -> list[dict[str, Any]]:
+    return [v for v in load_vectors("hermes", include_xfail=False) if not v.get("vllm_033_differs")]
+
+
+@pytest.mark.parametrize("vec", _vectors(), ids=vector_id)
+def test_hermes_vector(vec: dict[str, Any]) -> None:
+    parser = make(vec["tools"])
+    if vec["mode"] in ("non_streaming", "both"):
+        result = parser.extract_tool_calls(vec["model_output"])
+        problems = check_result(
+            {**vec, "mode": "non_streaming"},
+            content=result.content,
+            tool_calls=[(c.name, c.arguments) for c in result.tool_calls],
+            tools_called=result.tools_called,
+        )
+        assert not problems, problems
+    if vec["mode"] in ("streaming", "both"):
+        for interval in vec.get("stream_intervals") or [1]:
+            content, calls = collect(run(make(vec["tools"]), token_pieces(vec["model_output"], interval)))
+            problems = check_result({**vec, "mode": "streaming"}, content=content, tool_calls=calls)
+            assert not problems, (interval, problems)
+
+
+def test_one_shot_content_before_call() -> None:
+    text = 'Sure.<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+    result = make().extract_tool_calls(text)
+    assert result.content == "Sure." and [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("f", '{"a": 1}')
+    ]
+
+
+def test_one_shot_unclosed_last_call_parses() -> None:
+    result = make().extract_tool_calls('<tool_call>{"name": "f", "arguments": {}}')
+    assert result.tools_called and result.tool_calls[0].arguments == "{}"
+
+
+def test_stream_holds_partial_marker() -> None:
+    deltas = run(make(), [("Hello <tool", [1]), ("_x", [2])])
+    assert deltas[0] is not None and deltas[0].content == "Hello "
+    assert deltas[1] is not None and deltas[1].content == "<tool_x"
+
+
+def test_stream_name_then_arguments_and_bounded_state() -> None:
+    parser = make()
+    state = parser.initial_state()
+    pieces = ["<tool_call>", '\n{"name": "get', '_weather", "arguments": {"city": ', '"Paris"}}',
+              "\n</tool_call>", "\n<tool_call>", '{"name": "g", "arguments": {}}', "</tool_call>"]
+    deltas = [parser.stream(state, p, [1]) for p in pieces]
+    content, calls = collect(deltas)
+    assert content is None
+    assert calls == [("get_weather", '{"city": "Paris"}'), ("g", "{}")]
+    assert state["buf"] == ""  # finished calls are dropped from the state
+    assert parser.remaining_args(state) == ""

@@ -1,0 +1,244 @@
+"""The chat output pipeline: tool_choice, assembly and streaming over qwen3 + hermes.
+
+Expectations come from golden vLLM 0.33.0 derender answers (qwen3-hermes config).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from transformers import AutoTokenizer
+
+from tokenfront.parsers.base import DeltaMessage, ParseContext
+from tokenfront.parsers.pipeline import ChatOutputParser
+
+MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
+if not MODELS.is_dir():
+    MODELS = Path("/work/shared/models")
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    },
+    {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object"}}},
+]
+# The qwen3 chat template's generation prompt (thinking on) and its thinking-off variant.
+PROMPT_OPEN = [151644, 872, 198, 13048, 151645, 198, 151644, 77091, 198]
+PROMPT_CLOSED = PROMPT_OPEN + [151667, 271, 151668, 271]
+
+
+@functools.cache
+def tokenizer(model: str = "qwen3") -> Any:
+    return AutoTokenizer.from_pretrained(str(MODELS / model))
+
+
+def parser(tool: str | None = "hermes", reasoning: str | None = "qwen3") -> ChatOutputParser:
+    return ChatOutputParser(tokenizer(), tool, reasoning, enable_auto_tools=True)
+
+
+def ctx(**kw: Any) -> ParseContext:
+    kw.setdefault("tools", TOOLS)
+    kw.setdefault("tool_choice", "auto")
+    kw.setdefault("prompt_token_ids", PROMPT_OPEN)
+    return ParseContext(**kw)
+
+
+def calls(msg: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(c["function"]["name"], c["function"]["arguments"]) for c in msg["tool_calls"]]
+
+
+CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "東京"}}\n</tool_call>'
+
+
+def test_reasoning_then_content() -> None:
+    msg = parser().parse("<think>\nplan\n</think>\n\nAnswer.", [], ctx())
+    assert msg["reasoning"] == "\nplan\n" and msg["content"] == "\n\nAnswer."
+    assert msg["tool_calls"] == []
+
+
+def test_plain_answer_is_reasoning_with_qwen3() -> None:
+    # vLLM quirk: without </think> the qwen3 parser keeps everything as reasoning.
+    msg = parser().parse("Just an answer.", [], ctx())
+    assert msg["reasoning"] == "Just an answer." and msg["content"] is None
+
+
+def test_tool_call_auto() -> None:
+    msg = parser().parse(CALL, [], ctx())
+    assert msg["content"] is None and msg["reasoning"] is None
+    assert calls(msg) == [("get_weather", '{"city": "東京"}')]
+    assert msg["tool_calls"][0]["id"].startswith("chatcmpl-tool-")
+    assert len(msg["tool_calls"][0]["id"]) == len("chatcmpl-tool-") + 16
+
+
+def test_tool_choice_none_keeps_markup() -> None:
+    msg = parser().parse(CALL, [], ctx(tool_choice="none"))
+    assert msg["content"] == CALL and msg["tool_calls"] == []
+
+
+def test_malformed_call_left_in_content() -> None:
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "x", "}\n</tool_call>'
+    msg = parser().parse(text, [], ctx())
+    assert msg["content"] == text and msg["tool_calls"] == []
+
+
+def test_required_falls_back_to_auto_for_hermes() -> None:
+    text = '[{"name": "get_time", "parameters": {}}]'
+    msg = parser().parse(text, [], ctx(tool_choice="required"))
+    # hermes has no required/named support in vLLM 0.33.0: auto path, forced content "".
+    assert msg["reasoning"] == text and msg["content"] == "" and msg["tool_calls"] == []
+
+
+def test_named_without_reasoning_parser_uses_auto_path() -> None:
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    msg = parser(reasoning=None).parse(CALL, [], ctx(tool_choice=named))
+    assert msg["content"] == "" and calls(msg) == [("get_weather", '{"city": "東京"}')]
+
+
+def test_parallel_tool_calls_false_keeps_first() -> None:
+    text = CALL + "\n" + CALL.replace("get_weather", "get_time")
+    msg = parser().parse(text, [], ctx(parallel_tool_calls=False))
+    assert [name for name, _ in calls(msg)] == ["get_weather"]
+
+
+def test_include_reasoning_false() -> None:
+    msg = parser().parse("<think>x</think>y", [], ctx(include_reasoning=False))
+    assert msg["reasoning"] is None and msg["content"] == "y"
+
+
+def test_thinking_off_via_kwargs() -> None:
+    msg = parser().parse(
+        "Hello",
+        [],
+        ctx(chat_template_kwargs={"enable_thinking": False}, prompt_token_ids=PROMPT_CLOSED),
+    )
+    assert msg["content"] == "Hello" and msg["reasoning"] is None
+
+
+def test_auto_without_tools_drops_calls() -> None:
+    msg = parser().parse(CALL, [], ctx(tools=None, tool_choice="none"))
+    assert msg["content"] == CALL
+
+
+def test_required_with_supporting_parser() -> None:
+    p = parser(tool="hermes", reasoning=None)
+    assert p.tool_cls is not None
+    p.tool_cls.supports_required_and_named = True
+    try:
+        text = '[{"name": "get_time", "parameters": {"tz": "UTC"}}, {"name": "get_weather"}]'
+        msg = p.parse(text, [], ctx(tool_choice="required"))
+        assert calls(msg) == [("get_time", '{"tz": "UTC"}'), ("get_weather", "null")]
+        assert msg["content"] == ""
+        named = {"type": "function", "function": {"name": "get_time"}}
+        msg = p.parse('{"tz": "UTC"}', [], ctx(tool_choice=named))
+        assert calls(msg) == [("get_time", '{"tz": "UTC"}')]
+        assert p.parse("  ", [], ctx(tool_choice=named))["tool_calls"] == []
+    finally:
+        p.tool_cls.supports_required_and_named = False
+
+
+def test_prompt_reasoning_ended() -> None:
+    p = parser()
+    assert p.prompt_reasoning_ended(PROMPT_OPEN) is False
+    assert p.prompt_reasoning_ended(PROMPT_CLOSED) is True
+    assert p.prompt_reasoning_ended(PROMPT_OPEN, include_reasoning=False) is True
+    assert parser(reasoning=None).prompt_reasoning_ended(PROMPT_OPEN) is None
+
+
+# ---- streaming --------------------------------------------------------------------------
+
+
+def stream_all(
+    p: ChatOutputParser, text: str, c: ParseContext, per: int = 1
+) -> list[DeltaMessage | None]:
+    tok = tokenizer()
+    ids = tok.encode(text, add_special_tokens=False) + [151645]
+    out: list[DeltaMessage | None] = []
+    state = None
+    shown = ""
+    for i in range(0, len(ids), per):
+        piece = ids[i : i + per]
+        full = tok.decode(ids[: i + per][: len(ids) - 1], skip_special_tokens=False)
+        delta_text = "" if full.endswith("\ufffd") else full[len(shown) :]
+        if delta_text:
+            shown = full
+        finished = i + per >= len(ids)
+        delta, state = p.stream(state, delta_text, piece, c, finished=finished)
+        json.dumps(state)  # must stay JSON-serialisable
+        out.append(delta)
+    return out
+
+
+def joined(deltas: list[DeltaMessage | None]) -> dict[str, Any]:
+    content = "".join(d.content or "" for d in deltas if d)
+    reasoning = "".join(d.reasoning or "" for d in deltas if d)
+    names: dict[int, str] = {}
+    args: dict[int, str] = {}
+    for d in deltas:
+        for tc in d.tool_calls if d else []:
+            names[tc.index] = names.get(tc.index, "") + (tc.name or "")
+            args[tc.index] = args.get(tc.index, "") + (tc.arguments or "")
+    return {
+        "content": content or None,
+        "reasoning": reasoning or None,
+        "calls": [(names[i], args[i]) for i in sorted(names)],
+    }
+
+
+@pytest.mark.parametrize("per", [1, 2, 5])
+def test_stream_reasoning_content(per: int) -> None:
+    got = joined(stream_all(parser(), "<think>\nplan\n</think>\n\nAnswer.", ctx(), per))
+    assert got == {"content": "\n\nAnswer.", "reasoning": "\nplan\n", "calls": []}
+
+
+@pytest.mark.parametrize("per", [1, 3])
+def test_stream_tool_call(per: int) -> None:
+    text = "<think>\nok\n</think>\n\n" + CALL
+    got = joined(stream_all(parser(), text, ctx(), per))
+    assert got["reasoning"] == "\nok\n" and got["content"] == "\n\n"
+    assert got["calls"] == [("get_weather", '{"city": "東京"}')]
+
+
+def test_stream_golden_chunks() -> None:
+    # pub-qwen3-hermes-stream-000: <think>, "\n\n", </think>, "\n\n", ...
+    p = parser()
+    c = ctx(tools=None, tool_choice="none", prompt_token_ids=PROMPT_OPEN)
+    seq = [
+        ("<think>", [151667]),
+        ("\n\n", [271]),
+        ("</think>", [151668]),
+        ("\n\n", [271]),
+        ("Hi", [13048]),
+    ]
+    state = None
+    got = []
+    for text, ids in seq:
+        d, state = p.stream(state, text, ids, c, finished=False)
+        got.append(None if d is None else (d.content, d.reasoning))
+    assert got == [None, (None, "\n\n"), None, ("\n\n", None), ("Hi", None)]
+
+
+def test_stream_state_stays_bounded() -> None:
+    p = parser()
+    c = ctx()
+    state = None
+    _, state = p.stream(state, "", [151667], c, finished=False)
+    for _ in range(300):
+        _, state = p.stream(state, "word ", [1158], c, finished=False)
+    _, state = p.stream(state, "", [151668], c, finished=False)
+    for _ in range(300):
+        _, state = p.stream(state, "more text ", [1158], c, finished=False)
+    assert len(json.dumps(state)) < 400
+
+
+def test_stream_include_reasoning_false_hides_reasoning() -> None:
+    deltas = stream_all(parser(), "<think>x y</think>z", ctx(include_reasoning=False))
+    assert all(d is None or d.reasoning is None for d in deltas)
+    assert joined(deltas)["content"] == "z"
