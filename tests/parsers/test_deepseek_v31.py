@@ -52,3 +52,12 @@ def test_cut_off_stream() -> None:
     text = f'{B}{CB}f{SEP}{{"a": "xy'
     _, _, calls = run_stream(parser(), token_chunks(text, "deepseek"))
     assert calls == [("f", '{"a": "xy')]
+
+
+def test_remaining_args_after_stream() -> None:
+    p = parser()
+    text = f'{B}{CB}f{SEP}{{"a": "x"}}'
+    state = p.initial_state()
+    for chunk, ids in token_chunks(text, "deepseek"):
+        p.stream(state, chunk, ids)
+    assert p.remaining_args(state) == ""

@@ -98,3 +98,10 @@ def test_stream_matches_oneshot_by_tokens() -> None:
     text = f'Sure.{S}{CB}functions.get_weather:0{A}{{"city": "São Paulo"}}{CE}{SE}'
     _, content, calls = run_stream(parser(), token_chunks(text, MODEL))
     assert content == "Sure." and calls == oneshot(parser(), text)[0]
+
+
+def test_think_markers_without_reasoning_parser() -> None:
+    plain = parser()
+    assert oneshot(plain, "a</think>b") == ([], "ab")
+    plain.skip_reasoning_parsing = True  # type: ignore[attr-defined]
+    assert oneshot(plain, "a</think>b") == ([], "a</think>b")

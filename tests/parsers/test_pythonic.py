@@ -114,3 +114,12 @@ def test_close_partial() -> None:
     assert close_partial('[f(a="x') == ('[f(a="x")]', '")]')
     assert close_partial("[f(a=") is None
     assert close_partial("[f(a") is None
+
+
+def test_remaining_args() -> None:
+    p = parser()
+    state = p.initial_state()
+    p.stream(state, "[get_time()", [1])
+    assert p.remaining_args(state) == ""
+    fresh = p.initial_state()
+    assert p.remaining_args(fresh) == ""

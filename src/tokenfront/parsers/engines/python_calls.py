@@ -515,20 +515,6 @@ def unstreamed_call_args(state: JSONState) -> str:
     return "{}"[len(sent) :] if "{}".startswith(sent) else ""
 
 
-def finish_delta(state: JSONState) -> DeltaMessage | None:
-    """vLLM appends `unstreamed_call_args` to the last tool delta of the final chunk."""
-    index = state.get("last_tool")
-    tail = unstreamed_call_args(state)
-    if index is None or not tail:
-        return None
-    return DeltaMessage(tool_calls=[DeltaToolCall(index=index, arguments=tail)])
-
-
-def remember_last_tool(state: JSONState, delta: DeltaMessage | None) -> DeltaMessage | None:
-    state["last_tool"] = delta.tool_calls[-1].index if delta and delta.tool_calls else None
-    return delta
-
-
 # ---------------------------------------------------------------------------
 # The parsers
 # ---------------------------------------------------------------------------
@@ -561,13 +547,13 @@ class PythonCallListParser(ToolParser):
     def initial_state(self) -> JSONState:
         return new_streaming_state()
 
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        return finish_delta(state)
+    def remaining_args(self, state: JSONState) -> str:
+        return unstreamed_call_args(state)
 
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
-        return remember_last_tool(state, self._stream(state, delta_text))
+        return self._stream(state, delta_text)
 
     def _stream(self, state: JSONState, delta_text: str) -> DeltaMessage | None:
         if "text" not in state:
@@ -681,13 +667,13 @@ class WrappedPythonCallParser(ToolParser):
     def initial_state(self) -> JSONState:
         return {**new_streaming_state(), "trail": ""}
 
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        return finish_delta(state)
+    def remaining_args(self, state: JSONState) -> str:
+        return unstreamed_call_args(state)
 
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
-        return remember_last_tool(state, self._stream(state, delta_text))
+        return self._stream(state, delta_text)
 
     def _stream(self, state: JSONState, delta_text: str) -> DeltaMessage | None:
         if "text" not in state:

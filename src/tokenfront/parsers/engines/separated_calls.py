@@ -28,17 +28,9 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
+from tokenfront.tokenization.vocab import vocab_of
 
-_VOCABS: dict[int, tuple[Any, dict[str, int]]] = {}
-
-
-def cached_vocab(tokenizer: Any) -> dict[str, int]:
-    """`tokenizer.get_vocab()` once per tokenizer (parsers are built per request)."""
-    entry = _VOCABS.get(id(tokenizer))
-    if entry is None or entry[0] is not tokenizer:
-        entry = (tokenizer, tokenizer.get_vocab())
-        _VOCABS[id(tokenizer)] = entry
-    return entry[1]
+cached_vocab = vocab_of
 
 
 # ---------------------------------------------------------------------------
@@ -113,33 +105,26 @@ class MarkerRegexToolParser(ToolParser):
             "named": False,
             "prev": [],
             "sent": [],
-            "last_tool": None,
         }
 
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        """vLLM appends the unstreamed tail of the last call's arguments to a final tool delta."""
-        index = state.get("last_tool")
+    def remaining_args(self, state: JSONState) -> str:
+        """vLLM's `get_remaining_unstreamed_args`: the last call's parsed-but-unsent arguments."""
         prev: list[dict[str, Any]] = state.get("prev") or []
-        if index is None or not prev:
-            return None
+        if not prev:
+            return ""
         last = len(prev) - 1
         expected = prev[last].get("arguments", {})
         if not isinstance(expected, str):
             expected = json.dumps(expected, ensure_ascii=False)
         sent = state["sent"][last] if last < len(state["sent"]) else ""
-        tail = expected[len(sent) :] if expected.startswith(sent) else ""
-        if not tail:
-            return None
-        return DeltaMessage(tool_calls=[DeltaToolCall(index=index, arguments=tail)])
+        return expected[len(sent) :] if expected.startswith(sent) else ""
 
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
         if "text" not in state:
             state.update(self.initial_state())
-        result = self._stream(state, delta_text, delta_ids)
-        state["last_tool"] = result.tool_calls[-1].index if result and result.tool_calls else None
-        return result
+        return self._stream(state, delta_text, delta_ids)
 
     def _stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
@@ -347,9 +332,9 @@ class SectionToolParser(ToolParser):
     arg_start: ClassVar[str] = "<|tool_call_argument_begin|>"
     header_regex: ClassVar[re.Pattern[str]] = re.compile(r"(?P<id>.+:\d+)")
 
-    # Set False by the pipeline when no reasoning parser is configured: think markers
-    # are then plain content rather than consumed.
-    reasoning_markup: bool = True
+    # Set True by the pipeline when no reasoning parser is configured: think markers are
+    # then plain content rather than consumed (vLLM's `skip_reasoning_parsing`).
+    skip_reasoning_parsing: bool = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -418,7 +403,7 @@ class SectionToolParser(ToolParser):
             if terminal == DROP:
                 return []
             return self._text(st, value)
-        if not self.reasoning_markup and terminal in ("THINK_START", "THINK_END"):
+        if self.skip_reasoning_parsing and terminal in ("THINK_START", "THINK_END"):
             return self._text(st, value)
         target, kinds = transition
         events: list[Event] = []
