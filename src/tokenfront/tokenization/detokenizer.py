@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from typing import Any
 SEED_WINDOW = 5
 SEED_IDS = SEED_WINDOW + 2
 REPLACEMENT_CHAR = "\ufffd"
+_UNSET = object()
 
 
 class TokenizerView:
@@ -37,17 +38,47 @@ class TokenizerView:
         self.is_fast = bool(getattr(tokenizer, "is_fast", True))
         backend = getattr(tokenizer, "backend_tokenizer", None)
         self._backend = backend
-        self._decoder = backend.decoder if backend is not None else None
+        decoder = backend.decoder if backend is not None else None
         # vLLM's engine uses its "fast" detokenizer rules for tokenizers backed by `tokenizers`.
         self.fast_detokenizer = _is_tokenizers_backend(tokenizer)
         self.space_marker = _leading_space_marker(backend)
+        # Lazily filled id -> piece table (bounded by the vocabulary size).
+        self._pieces: list[Any] = [_UNSET] * self.length if backend is not None else []
+        if backend is None:
+            self.tokens_to_string: Callable[[list[str]], str] = tokenizer.convert_tokens_to_string
+        elif decoder is not None:
+            self.tokens_to_string = decoder.decode
+        else:
+            self.tokens_to_string = " ".join
         self._single_cache: dict[int, str] = {}
-        self._lock = threading.Lock()
+        # Without clean-up, transformers' decode is the backend's decode plus overhead.
+        cleanup = bool(getattr(tokenizer, "clean_up_tokenization_spaces", True))
+        if cleanup and backend is not None and type(backend.model).__name__ == "BPE":
+            # transformers skips the (WordPiece-only) clean-up for BPE models.
+            cleanup = bool(
+                getattr(
+                    tokenizer,
+                    "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output",
+                    False,
+                )
+            )
+        self._raw_decode = (
+            backend.decode
+            if self.fast_detokenizer and backend is not None and not cleanup
+            else None
+        )
 
     # ---- id -> token string
     def id_to_token(self, token_id: int) -> str | None:
+        """The vocabulary piece of an id (None when the tokenizer has none)."""
+        pieces = self._pieces
+        if 0 <= token_id < len(pieces):
+            piece = pieces[token_id]
+            if piece is _UNSET:
+                piece = pieces[token_id] = self._backend.id_to_token(token_id)
+            return piece  # type: ignore[no-any-return]
         if self._backend is not None:
-            return self._backend.id_to_token(token_id)
+            return self._backend.id_to_token(token_id) if 0 <= token_id < 2**32 else None
         token = self.tokenizer.convert_ids_to_tokens(token_id)
         return token if isinstance(token, str) else None
 
@@ -61,14 +92,6 @@ class TokenizerView:
             token = self.id_to_token(tid)
             out.append(token if token is not None else "")
         return out
-
-    # ---- tokens -> text
-    def tokens_to_string(self, tokens: list[str]) -> str:
-        if self._backend is not None:
-            if self._decoder is not None:
-                return self._decoder.decode(tokens)
-            return " ".join(tokens)
-        return self.tokenizer.convert_tokens_to_string(tokens)
 
     def tokens_to_string_with_added(
         self, tokens: list[str], skip_special_tokens: bool, spaces_between_special_tokens: bool
@@ -93,13 +116,16 @@ class TokenizerView:
 
     # ---- plain decode
     def decode(self, token_ids: Sequence[int]) -> str:
+        """`tokenizer.decode(ids)` (special tokens kept)."""
+        if self._raw_decode is not None:
+            return str(self._raw_decode(list(token_ids), skip_special_tokens=False))
         return str(self.tokenizer.decode(list(token_ids)))
 
     def decode_single(self, token_id: int) -> str:
         """`decode([id])`, cached (bounded by the vocabulary size)."""
         cached = self._single_cache.get(token_id)
         if cached is None:
-            cached = str(self.tokenizer.decode([token_id]) or "")
+            cached = self.decode([token_id]) or ""
             if 0 <= token_id < self.length:
                 self._single_cache[token_id] = cached
         return cached
@@ -130,13 +156,15 @@ def _is_tokenizers_backend(tokenizer: Any) -> bool:
 
 def _leading_space_marker(backend: Any) -> str | None:
     """The Metaspace replacement character, if the pre-tokenizer is (or contains) Metaspace."""
-    if backend is None:
+    pre_tokenizer = getattr(backend, "pre_tokenizer", None) if backend is not None else None
+    if pre_tokenizer is None:
         return None
     try:
-        config = json.loads(backend.to_str())
+        pre = json.loads(pre_tokenizer.__getstate__())
     except Exception:
         return None
-    pre = config.get("pre_tokenizer") or {}
+    if not isinstance(pre, dict):
+        return None
     if pre.get("type") == "Metaspace":
         return str(pre.get("replacement", "\u2581"))
     if pre.get("type") == "Sequence":

@@ -30,6 +30,7 @@ from tokenfront.protocol.generate import (
     DerenderChatStreamRequest,
     DerenderCompletionStreamRequest,
 )
+from tokenfront.tokenization.detokenizer import tokenizer_view
 
 _codec_lock = threading.Lock()
 
@@ -40,6 +41,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = getattr(app.state, "tokenfront", None)
     if isinstance(state, AppState):
         state_codec(app, state)
+        for model in state.registry.models:
+            if model.tokenizer is not None:
+                tokenizer_view(model.tokenizer)
     yield
 
 
