@@ -52,6 +52,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from tokenfront.tokenization.vocab import token_id
+
 JSONState = dict[str, Any]
 
 
@@ -196,8 +198,7 @@ class ReasoningParser:
         self.ctx = ctx
 
     def vocab_id(self, token: str) -> int | None:
-        vocab = self.tokenizer.get_vocab()
-        return vocab.get(token)
+        return token_id(self.tokenizer, token)
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         """Whether these ids (usually the prompt) already closed reasoning."""
@@ -248,8 +249,7 @@ class ToolParser:
         self.ctx = ctx
 
     def vocab_id(self, token: str) -> int | None:
-        vocab = self.tokenizer.get_vocab()
-        return vocab.get(token)
+        return token_id(self.tokenizer, token)
 
     def new_tool_call_id(self, name: str | None = None, idx: int | None = None) -> str:
         """A fresh id in this parser's style (`idx` defaults to the history count)."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from tokenfront.protocol.requests import RequestValidationFailure
 from tokenfront.tokenization.registry import ServedModel
+from tokenfront.tokenization.vocab import vocab_of
 
 _facts_cache: dict[int, tuple[int, int]] = {}
 
@@ -17,9 +18,7 @@ def tokenizer_facts(model: ServedModel) -> tuple[int, int]:
     if cached is not None:
         return cached
     tokenizer = model.tokenizer
-    # vLLM loads generation tokenizers with left truncation.
-    tokenizer.truncation_side = "left"
-    vocab = tokenizer.get_vocab()
+    vocab = vocab_of(tokenizer)
     max_id = max(vocab.values())
     try:
         max_id = max(max_id, int(tokenizer.vocab_size) - 1)
@@ -105,30 +104,67 @@ def encode_text_with_offsets(
                 text = text[:max_chars]
 
     tokenizer = model.tokenizer
-    tokenizer_facts(model)
-    kwargs: dict[str, Any] = {"add_special_tokens": params.add_special_tokens}
-    if params.truncation_side is not None and params.truncate_prompt_tokens is not None:
-        kwargs["truncation"] = False
-    else:
-        max_length = params._keep()
-        if max_length is None:
-            max_length = max_input + 1
-        kwargs["truncation"] = True
-        kwargs["max_length"] = max_length
     want_offsets = want_offsets and bool(getattr(tokenizer, "is_fast", False))
-    if want_offsets:
-        kwargs["return_offsets_mapping"] = True
-    encoding = tokenizer(text, **kwargs)
-    ids = list(encoding["input_ids"])
+    ids, offs = _encode(tokenizer, text, params.add_special_tokens, want_offsets)
+    # vLLM lets the tokenizer truncate (left side) to the kept length, or to one token
+    # past the context when nothing is kept; an explicit side is sliced afterwards.
+    if params.truncation_side is not None and params.truncate_prompt_tokens is not None:
+        limit = None
+    else:
+        limit = params._keep()
+        if limit is None:
+            limit = max_input + 1
+    if limit is not None and len(ids) > limit:
+        ids, offs = _truncate_like_tokenizer(
+            tokenizer, text, ids, offs, params.add_special_tokens, limit, want_offsets
+        )
     offsets: list[list[int]] | None = None
-    if want_offsets:
+    if offs is not None:
         offsets = [
-            [int(a), int(b)] if (a, b) == (0, 0) or char_offset == 0
-            else [int(a) + char_offset, int(b) + char_offset]
-            for a, b in encoding["offset_mapping"]
+            [a, b] if (a, b) == (0, 0) or char_offset == 0 else [a + char_offset, b + char_offset]
+            for a, b in offs
         ]
         offsets = _truncate(offsets, params)
     return check_token_ids(model, ids, params), offsets
+
+
+def _encode(
+    tokenizer: Any, text: str, add_special_tokens: bool, want_offsets: bool
+) -> tuple[list[int], list[tuple[int, int]] | None]:
+    # Never enable the tokenizer's own truncation: it is state shared by all threads.
+    if want_offsets:
+        enc = tokenizer(text, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
+        return list(enc["input_ids"]), [(int(a), int(b)) for a, b in enc["offset_mapping"]]
+    return list(tokenizer(text, add_special_tokens=add_special_tokens)["input_ids"]), None
+
+
+def _truncate_like_tokenizer(
+    tokenizer: Any,
+    text: str,
+    ids: list[int],
+    offs: list[tuple[int, int]] | None,
+    add_special_tokens: bool,
+    limit: int,
+    want_offsets: bool,
+) -> tuple[list[int], list[tuple[int, int]] | None]:
+    """HF left truncation to `limit` tokens: special tokens stay, content is cut."""
+    if not add_special_tokens:
+        return ids[-limit:] if limit > 0 else [], (offs[-limit:] if limit > 0 else []) if offs is not None else None
+    content, content_offs = _encode(tokenizer, text, False, want_offsets)
+    added = len(ids) - len(content)
+    start = next(
+        (p for p in range(added + 1) if ids[p : p + len(content)] == content), None
+    )
+    if start is None or added < 0:
+        return ids[-limit:], offs[-limit:] if offs is not None else None
+    room = max(0, limit - added)
+    kept = content[len(content) - room :] if room else []
+    new_ids = ids[:start] + kept + ids[start + len(content) :]
+    new_offs = None
+    if offs is not None:
+        kept_offs = offs[start + len(content) - room : start + len(content)] if room else []
+        new_offs = offs[:start] + kept_offs + offs[start + len(content) :]
+    return new_ids, new_offs
 
 
 def _truncate(items: list[Any], params: TokenizeParams) -> list[Any]:

@@ -16,7 +16,6 @@ the arguments. This module holds what they share:
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -31,6 +30,7 @@ from tokenfront.parsers.base import (
     JSONState,
     ToolParser,
 )
+from tokenfront.tokenization.vocab import vocab_of
 
 ALLOW_ALL = Allow.ALL
 # While a call's name is not yet sent, partial strings are not completed: a name is sent whole.
@@ -52,19 +52,7 @@ __all__ = [
 ]
 
 
-_VOCABS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
-
-
-def cached_vocab(tokenizer: Any) -> dict[str, int]:
-    """The tokenizer's vocabulary, built once per tokenizer (`get_vocab()` is slow)."""
-    try:
-        vocab = _VOCABS.get(tokenizer)
-    except TypeError:  # not weak-referenceable
-        return tokenizer.get_vocab()
-    if vocab is None:
-        vocab = tokenizer.get_vocab()
-        _VOCABS[tokenizer] = vocab
-    return vocab
+cached_vocab = vocab_of
 
 
 def dumps(value: Any) -> str:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
 from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
+from tokenfront.tokenization.vocab import vocab_of
 
 REASONING = "REASONING"
 TEXT = "CONTENT"
@@ -100,7 +101,7 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
     if cached is not None:
         return cached
     grammar = spec.build(thinking)
-    vocab = tokenizer.get_vocab()
+    vocab = vocab_of(tokenizer)
     literals = [(name, lit) for name, lits in grammar.terminals.items() for lit in lits]
     configured = {lit for _, lit in literals} | set(grammar.token_id_terminals.values())
     configured |= set(grammar.preserve_tokens)

@@ -49,6 +49,7 @@ from tokenfront.parsers.engines.schema_types import (
     type_arguments,
 )
 from tokenfront.parsers.engines.xml_args import ArgCodec
+from tokenfront.tokenization.vocab import vocab_of
 
 # Parser states.
 S_CONTENT = "CONTENT"
@@ -184,7 +185,7 @@ def _vocab_id(tokenizer: Any, token: str) -> int | None:
             return token_id
         return None
     except (AttributeError, TypeError, ValueError, KeyError):
-        return tokenizer.get_vocab().get(token)
+        return vocab_of(tokenizer).get(token)
 
 
 _COMPILED: dict[tuple[int, int], tuple[Any, Grammar, _Compiled]] = {}
