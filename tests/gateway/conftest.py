@@ -8,22 +8,17 @@ or the built-in Qwen3-style model with the same parsers when ../shared is not th
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from gateway_support import Deployment, free_port, serve_in_thread
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from servers import free_port, serve_in_thread  # noqa: E402
-
-from tokenfront.api.app import create_app  # noqa: E402
-from tokenfront.config import ModelOptions, ServerSettings  # noqa: E402
-from tokenfront.mock_engine.app import MockEngine, create_mock_app  # noqa: E402
-from tokenfront.mock_engine.script import parse_script  # noqa: E402
-from tokenfront.tokenization.registry import ModelRegistry, ServedModel, load_model  # noqa: E402
+from tokenfront.api.app import create_app
+from tokenfront.config import ModelOptions, ServerSettings
+from tokenfront.mock_engine.app import MockEngine, create_mock_app
+from tokenfront.mock_engine.script import parse_script
+from tokenfront.tokenization.registry import ModelRegistry, ServedModel, load_model
 
 MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
 
@@ -43,16 +38,6 @@ SCRIPT = {
     ],
     "default": DEFAULT_REPLY,
 }
-
-
-@dataclass
-class Deployment:
-    model: ServedModel
-    engine: MockEngine
-    engine_url: str
-    gateway_url: str
-    impatient_url: str
-    orphan_url: str
 
 
 def _model() -> ServedModel:

@@ -6,8 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from conftest import Deployment
-from servers import serve_in_thread
+from gateway_support import Deployment, serve_in_thread
 
 from tokenfront.api.app import create_app
 from tokenfront.config import ServerSettings

@@ -8,7 +8,7 @@ import time
 import httpx
 import openai
 import pytest
-from conftest import Deployment
+from gateway_support import Deployment
 
 WEATHER_TOOL = {
     "type": "function",

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from servers import free_port
+from gateway_support import free_port
 
 from tokenfront import cli
 

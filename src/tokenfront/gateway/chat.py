@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from tokenfront.api.body import parse_model
-from tokenfront.api.concurrency import run_cpu
 from tokenfront.api.errors import APIError, bad_request
 from tokenfront.api.state import AppState
 from tokenfront.derender.chat import derender_chat
 from tokenfront.derender.state import StateCodec
 from tokenfront.derender.stream import STOP_STRINGS_UNSUPPORTED, derender_chat_chunk
-from tokenfront.gateway.relay import EngineStreams, derender_guarded
+from tokenfront.gateway.relay import EngineStreams, derender_guarded, derendered, worth_sending
 from tokenfront.gateway.sse import DONE, event
 from tokenfront.protocol.generate import (
     DerenderChatRequest,
@@ -72,7 +72,12 @@ def finish_chat(state: AppState, call: ChatCall, answer: dict[str, Any]) -> dict
 
 
 def _derender_chunk(
-    state: AppState, codec: StateCodec, call: ChatCall, chunk: dict[str, Any], carried: str | None
+    state: AppState,
+    codec: StateCodec,
+    call: ChatCall,
+    _prompt: int,
+    chunk: dict[str, Any],
+    carried: str | None,
 ) -> dict[str, Any]:
     request = DerenderChatStreamRequest(
         stream=True,
@@ -86,33 +91,6 @@ def _derender_chunk(
     return derender_chat_chunk(call.model, request, state.settings, codec)
 
 
-def _says_nothing(choice: dict[str, Any]) -> bool:
-    if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
-        return False
-    if "delta" in choice:
-        return not any(v for v in choice["delta"].values())
-    return not choice.get("text")
-
-
-def worth_sending(chunk: dict[str, Any]) -> bool:
-    """False for a chunk with no text, role, tool call, finish, logprobs or usage.
-
-    Derender answers every engine chunk (a parser holding markup back gives an empty
-    delta); an OpenAI server leaves such chunks out of the stream, and so does the gateway.
-    """
-    if chunk.get("usage") is not None or not chunk["choices"]:
-        return True
-    return not all(_says_nothing(c) for c in chunk["choices"])
-
-
-def chunk_choice_index(chunk: dict[str, Any]) -> int:
-    """The choice an engine chunk carries (the usage-only chunk counts as choice 0)."""
-    choices = chunk.get("choices") or []
-    if choices and isinstance(choices[0], dict):
-        return int(choices[0].get("index", 0))
-    return 0
-
-
 async def chat_events(
     state: AppState, codec: StateCodec, call: ChatCall, streams: EngineStreams
 ) -> AsyncIterator[bytes]:
@@ -121,26 +99,16 @@ async def chat_events(
     Each choice (`n` > 1 interleaves them) carries its own derender state.  An engine
     failure mid-stream becomes an error event; a client disconnect aborts the engine call.
     """
-    carried: dict[int, str] = {}
-    clean = False
+    step = functools.partial(_derender_chunk, state, codec, call)
     try:
         try:
-            async for _, chunk in streams.events():
-                if "error" in chunk:
-                    yield event({"error": chunk["error"]})
-                    break
-                index = chunk_choice_index(chunk)
-                result = await run_cpu(
-                    derender_guarded, _derender_chunk, state, codec, call, chunk, carried.get(index)
-                )
-                carried[index] = result["stream_state"]
-                out = result["chunk"]
-                if worth_sending(out):
-                    out["id"] = call.body["request_id"]
-                    yield event(out)
-            clean = True
+            async for _, chunk in derendered(streams, step):
+                if worth_sending(chunk):
+                    if "error" not in chunk:
+                        chunk["id"] = call.body["request_id"]
+                    yield event(chunk)
         except APIError as exc:
             yield event(exc.body())
         yield DONE
     finally:
-        streams.close_soon(abort=not clean)
+        streams.close_soon(abort=not streams.finished)

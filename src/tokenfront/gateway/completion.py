@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from tokenfront.api.body import parse_model
-from tokenfront.api.concurrency import run_cpu
 from tokenfront.api.errors import APIError, bad_request
 from tokenfront.api.state import AppState
 from tokenfront.derender.completion import derender_completion
 from tokenfront.derender.state import StateCodec
 from tokenfront.derender.stream import STOP_STRINGS_UNSUPPORTED, derender_completion_chunk
-from tokenfront.gateway.chat import chunk_choice_index, worth_sending
-from tokenfront.gateway.relay import EngineStreams, derender_guarded
+from tokenfront.gateway.relay import EngineStreams, derender_guarded, derendered, worth_sending
 from tokenfront.gateway.sse import DONE, event
 from tokenfront.protocol.generate import (
     DerenderCompletionRequest,
@@ -124,42 +123,26 @@ async def completion_events(
     With several prompts the engines' usage-only chunks are held back and sent as one
     chunk with the summed usage at the end.
     """
-    carried: dict[tuple[int, int], str] = {}
+    step = functools.partial(_derender_chunk, state, codec, call)
     held_usage: list[dict[str, Any]] = []
     several = len(call.bodies) > 1
-    clean = False
     try:
         try:
-            async for prompt, chunk in streams.events():
+            async for prompt, chunk in derendered(streams, step):
                 if "error" in chunk:
-                    yield event({"error": chunk["error"]})
-                    break
-                key = (prompt, chunk_choice_index(chunk))
-                result = await run_cpu(
-                    derender_guarded,
-                    _derender_chunk,
-                    state,
-                    codec,
-                    call,
-                    prompt,
-                    chunk,
-                    carried.get(key),
-                )
-                carried[key] = result["stream_state"]
-                out = result["chunk"]
-                out["id"] = call.response_id
-                for choice in out["choices"]:
+                    yield event(chunk)
+                    continue
+                chunk["id"] = call.response_id
+                for choice in chunk["choices"]:
                     choice["index"] = prompt * call.n + choice["index"]
-                if several and not out["choices"] and out.get("usage") is not None:
-                    held_usage.append(out)
-                elif worth_sending(out):
-                    yield event(out)
-            else:
-                if held_usage:
-                    yield event(_sum_usage(held_usage))
-            clean = True
+                if several and not chunk["choices"] and chunk.get("usage") is not None:
+                    held_usage.append(chunk)
+                elif worth_sending(chunk):
+                    yield event(chunk)
+            if held_usage and streams.finished:
+                yield event(_sum_usage(held_usage))
         except APIError as exc:
             yield event(exc.body())
         yield DONE
     finally:
-        streams.close_soon(abort=not clean)
+        streams.close_soon(abort=not streams.finished)

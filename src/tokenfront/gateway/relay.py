@@ -13,6 +13,7 @@ import httpx
 from pydantic import ValidationError
 from starlette.requests import Request
 
+from tokenfront.api.concurrency import run_cpu
 from tokenfront.api.errors import APIError
 from tokenfront.gateway.client import (
     EngineClient,
@@ -72,6 +73,8 @@ class EngineStreams:
     ids: list[str]
     stack: contextlib.AsyncExitStack
     streams: list[AsyncIterator[dict[str, Any]]]
+    # Set once every call ended on its own ([DONE] or an engine error event): no abort.
+    finished: bool = False
     _readers: list[asyncio.Task[None]] = field(default_factory=list)
 
     @classmethod
@@ -90,29 +93,35 @@ class EngineStreams:
             raise
         return cls(client, ids, stack, streams)
 
-    async def events(self) -> AsyncIterator[tuple[int, dict[str, Any]]]:
-        """(call index, event) pairs in arrival order; a broken engine stream is an APIError."""
-        if len(self.streams) == 1:
-            try:
-                async for item in self.streams[0]:
-                    yield 0, item
-            except (httpx.HTTPError, MalformedEvent) as exc:
-                raise transport_error(exc) from None
-            return
-        queue: asyncio.Queue[tuple[int, dict[str, Any] | BaseException | None]] = asyncio.Queue()
+    async def batches(self) -> AsyncIterator[list[tuple[int, dict[str, Any]]]]:
+        """(call index, event) pairs in arrival order, in batches of what has arrived.
+
+        One reader task per call feeds a bounded queue (so a slow client slows the engine
+        reads down); each batch is everything queued at that moment, so derender work
+        goes to the worker thread once per batch rather than once per token when the
+        engine runs ahead.  A broken engine stream is an `APIError` after the events
+        that came before it.
+        """
+        queue: asyncio.Queue[_Item] = asyncio.Queue(maxsize=MAX_BATCH)
         for i, stream in enumerate(self.streams):
             self._readers.append(asyncio.ensure_future(_pump(i, stream, queue)))
         remaining = len(self.streams)
         while remaining:
-            i, item = await queue.get()
-            if item is None:
-                remaining -= 1
-            elif isinstance(item, APIError):
-                raise item
-            elif isinstance(item, BaseException):
-                raise transport_error(item if isinstance(item, Exception) else ValueError(item))
-            else:
-                yield i, item
+            items = [await queue.get()]
+            while len(items) < MAX_BATCH and not queue.empty():
+                items.append(queue.get_nowait())
+            batch: list[tuple[int, dict[str, Any]]] = []
+            for i, item in items:
+                if item is None:
+                    remaining -= 1
+                elif isinstance(item, BaseException):
+                    if batch:
+                        yield batch
+                    raise transport_error(item if isinstance(item, Exception) else ValueError(item))
+                else:
+                    batch.append((i, item))
+            if batch:
+                yield batch
 
     def close_soon(self, abort: bool) -> None:
         """Release the engine connections (and abort the calls) without awaiting.
@@ -127,6 +136,9 @@ class EngineStreams:
         _keep(task)
 
 
+# Most engine events read ahead and derendered in one go.
+MAX_BATCH = 64
+_Item = tuple[int, dict[str, Any] | BaseException | None]
 _pending: set[asyncio.Task[Any]] = set()
 
 
@@ -138,7 +150,7 @@ def _keep(task: asyncio.Task[Any]) -> None:
 async def _pump(
     index: int,
     stream: AsyncIterator[dict[str, Any]],
-    queue: asyncio.Queue[tuple[int, dict[str, Any] | BaseException | None]],
+    queue: asyncio.Queue[_Item],
 ) -> None:
     try:
         async for item in stream:
@@ -169,3 +181,79 @@ def derender_guarded(fn: Callable[..., T], *args: Any) -> T:
         raise gateway_error(
             HTTPStatus.BAD_GATEWAY, f"engine output could not be derendered: {exc}"
         ) from None
+
+
+# A derender step: (call index, engine chunk, carried stream_state) -> derender's answer.
+Step = Callable[[int, dict[str, Any], str | None], dict[str, Any]]
+
+
+def chunk_choice_index(chunk: dict[str, Any]) -> int:
+    """The choice an engine chunk carries (the usage-only chunk counts as choice 0)."""
+    choices = chunk.get("choices") or []
+    if choices and isinstance(choices[0], dict):
+        return int(choices[0].get("index", 0))
+    return 0
+
+
+def _says_nothing(choice: dict[str, Any]) -> bool:
+    if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
+        return False
+    if "delta" in choice:
+        return not any(v for v in choice["delta"].values())
+    return not choice.get("text")
+
+
+def worth_sending(chunk: dict[str, Any]) -> bool:
+    """False for a chunk with no text, role, tool call, finish, logprobs or usage.
+
+    Derender answers every engine chunk (a parser holding markup back gives an empty
+    delta); an OpenAI server leaves such chunks out of the stream, and so does the gateway.
+    """
+    if "error" in chunk or chunk.get("usage") is not None or not chunk["choices"]:
+        return True
+    return not all(_says_nothing(c) for c in chunk["choices"])
+
+
+def derender_batch(
+    step: Step, batch: list[tuple[int, dict[str, Any]]], carried: dict[tuple[int, int], str]
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Derender a batch in order, each (call, choice) with its own carried state.
+
+    Returns the chunks and how the stream ended early, if it did: "engine" (the engine
+    sent an error event, passed on as is) or "derender" (its output could not be
+    derendered; the error body is the last item).
+    """
+    out: list[dict[str, Any]] = []
+    for call, chunk in batch:
+        if "error" in chunk:
+            out.append({"error": chunk["error"]})
+            return out, "engine"
+        key = (call, chunk_choice_index(chunk))
+        try:
+            result = derender_guarded(step, call, chunk, carried.get(key))
+        except APIError as exc:
+            out.append(exc.body())
+            return out, "derender"
+        carried[key] = result["stream_state"]
+        out.append(result["chunk"])
+    return out, None
+
+
+async def derendered(
+    streams: EngineStreams, step: Step
+) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+    """(call index, derendered chunk or error body) for every engine event, in order.
+
+    Transport failures raise `APIError`; `streams.finished` tells whether the engine
+    calls ended by themselves.
+    """
+    carried: dict[tuple[int, int], str] = {}
+    async for batch in streams.batches():
+        out, ended = await run_cpu(derender_batch, step, batch, carried)
+        calls = [call for call, _ in batch]
+        for call, chunk in zip(calls, out, strict=False):
+            yield call, chunk
+        if ended is not None:
+            streams.finished = ended == "engine"
+            return
+    streams.finished = True

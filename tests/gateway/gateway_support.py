@@ -1,4 +1,4 @@
-"""In-process servers for the gateway tests: uvicorn in a thread on a free 127.0.0.1 port."""
+"""Gateway test support: uvicorn in a thread on a free 127.0.0.1 port; the deployment shape."""
 
 from __future__ import annotations
 
@@ -7,10 +7,14 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import uvicorn
+
+from tokenfront.mock_engine.app import MockEngine
+from tokenfront.tokenization.registry import ServedModel
 
 
 def free_port() -> int:
@@ -43,3 +47,13 @@ def serve_in_thread(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@dataclass
+class Deployment:
+    model: ServedModel
+    engine: MockEngine
+    engine_url: str
+    gateway_url: str
+    impatient_url: str
+    orphan_url: str
