@@ -35,6 +35,10 @@ class ChatCall:
     body: dict[str, Any]
 
     @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return [self.body]
+
+    @property
     def prompt_ids(self) -> list[int]:
         ids: list[int] = self.body["token_ids"]
         return ids
@@ -64,9 +68,9 @@ def _derender_full(state: AppState, call: ChatCall, answer: dict[str, Any]) -> d
     return derender_chat(call.model, request, state.settings)
 
 
-def finish_chat(state: AppState, call: ChatCall, answer: dict[str, Any]) -> dict[str, Any]:
+def finish_chat(state: AppState, call: ChatCall, answers: list[dict[str, Any]]) -> dict[str, Any]:
     """The chat.completion for the engine's complete answer (CPU work: run off the loop)."""
-    result = derender_guarded(_derender_full, state, call, answer)
+    result = derender_guarded(_derender_full, state, call, answers[0])
     result["id"] = call.body["request_id"]
     return result
 

@@ -140,14 +140,21 @@ def _plans(engine: MockEngine, body: MockGenerateRequest, reply: Reply) -> list[
     return [Planned(list(plan.token_ids), plan.finish_reason, plan.stop_reason) for _ in range(n)]
 
 
-async def _full(
-    engine: MockEngine,
-    body: MockGenerateRequest,
-    request_id: str,
-    plans: list[Planned],
-    delay: float,
-    aborted: asyncio.Event,
-) -> dict[str, Any]:
+@dataclass
+class Job:
+    """One generate request being served."""
+
+    engine: MockEngine
+    body: MockGenerateRequest
+    request_id: str
+    plans: list[Planned]
+    delay: float
+    aborted: asyncio.Event
+
+
+async def _full(job: Job) -> dict[str, Any]:
+    engine, body, request_id, plans = job.engine, job.body, job.request_id, job.plans
+    delay, aborted = job.delay, job.aborted
     sp = body.sampling_params
     longest = max((len(p.token_ids) for p in plans), default=0)
     if delay > 0 and longest:
@@ -189,14 +196,9 @@ def _sse(data: dict[str, Any]) -> bytes:
     return b"data: " + orjson.dumps(data) + b"\n\n"
 
 
-async def _stream(
-    engine: MockEngine,
-    body: MockGenerateRequest,
-    request_id: str,
-    plans: list[Planned],
-    delay: float,
-    aborted: asyncio.Event,
-) -> AsyncIterator[bytes]:
+async def _stream(job: Job) -> AsyncIterator[bytes]:
+    engine, body, request_id, plans = job.engine, job.body, job.request_id, job.plans
+    delay, aborted = job.delay, job.aborted
     sp = body.sampling_params
     options = body.stream_options or {}
     include_usage = bool(options.get("include_usage"))
@@ -322,14 +324,11 @@ def create_mock_app(engine: MockEngine) -> FastAPI:
         except (TypeError, ValueError) as exc:
             return _error(f"invalid sampling_params: {exc}")
         delay = engine.token_delay if reply.token_delay is None else reply.token_delay
-        aborted = engine.state.start(request_id)
+        job = Job(engine, body, request_id, plans, delay, engine.state.start(request_id))
         if body.stream:
-            return StreamingResponse(
-                _stream(engine, body, request_id, plans, delay, aborted),
-                media_type="text/event-stream",
-            )
+            return StreamingResponse(_stream(job), media_type="text/event-stream")
         try:
-            result = await _full(engine, body, request_id, plans, delay, aborted)
+            result = await _full(job)
         finally:
             engine.state.active.pop(request_id, None)
         engine.state.completed += 1

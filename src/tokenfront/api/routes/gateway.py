@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -77,40 +77,22 @@ async def _generate_all(client: EngineClient, bodies: list[dict[str, Any]]) -> l
         raise
 
 
-@router.post("/v1/chat/completions")
-async def chat_completions(request: Request) -> Response:
+async def _serve(
+    request: Request,
+    prepare: Callable[[AppState, Any, str | None], Any],
+    events: Callable[..., AsyncIterator[bytes]],
+    finish: Callable[[AppState, Any, list[dict[str, Any]]], dict[str, Any]],
+) -> Response:
+    """Render, call the engine (streaming or not), derender."""
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
-    call = await run_cpu(prepare_chat, state, data, request.headers.get("X-Request-Id"))
-    client = _client(request)
-    if call.request.stream:
-        streams = await EngineStreams.open(client, [call.body])
-        codec = state_codec(request.app, state)
-        return StreamingResponse(
-            chat_events(state, codec, call, streams),
-            media_type="text/event-stream",
-            headers=_SSE_HEADERS,
-        )
-    try:
-        answers = await unless_disconnected(
-            request, client, engine_ids([call.body]), _generate_all(client, [call.body])
-        )
-    except ClientGone:
-        return Response(status_code=CLIENT_CLOSED)
-    return JSONBytesResponse(await run_cpu(finish_chat, state, call, answers[0]))
-
-
-@router.post("/v1/completions")
-async def completions(request: Request) -> Response:
-    state = app_state(request)
-    data = await read_json(request, state.settings.max_request_bytes)
-    call = await run_cpu(prepare_completion, state, data, request.headers.get("X-Request-Id"))
+    call = await run_cpu(prepare, state, data, request.headers.get("X-Request-Id"))
     client = _client(request)
     if call.request.stream:
         streams = await EngineStreams.open(client, call.bodies)
         codec = state_codec(request.app, state)
         return StreamingResponse(
-            completion_events(state, codec, call, streams),
+            events(state, codec, call, streams),
             media_type="text/event-stream",
             headers=_SSE_HEADERS,
         )
@@ -120,4 +102,14 @@ async def completions(request: Request) -> Response:
         )
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED)
-    return JSONBytesResponse(await run_cpu(finish_completion, state, call, answers))
+    return JSONBytesResponse(await run_cpu(finish, state, call, answers))
+
+
+@router.post("/v1/chat/completions")
+async def chat_completions(request: Request) -> Response:
+    return await _serve(request, prepare_chat, chat_events, finish_chat)
+
+
+@router.post("/v1/completions")
+async def completions(request: Request) -> Response:
+    return await _serve(request, prepare_completion, completion_events, finish_completion)
