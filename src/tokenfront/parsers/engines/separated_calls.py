@@ -130,7 +130,9 @@ class MarkerRegexToolParser(ToolParser):
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
         current_text = state["text"] + delta_text
-        state["text"] = current_text
+        # Only the text from the last call-begin marker on is ever looked at again.
+        last_call = current_text.rfind(self.call_begin)
+        state["text"] = current_text[last_call:] if last_call > 0 else current_text
         prev_starts, prev_ends = state["starts"], state["ends"]
         cur_starts = prev_starts + sum(1 for i in delta_ids if i == self.call_begin_id)
         cur_ends = prev_ends + sum(1 for i in delta_ids if i == self.call_end_id)
