@@ -1,0 +1,170 @@
+"""Helpers for the JSON-style tool parser tests (llama3/4 JSON, mistral, phi4-mini, xLAM, InternLM2,
+Jamba, Granite, Granite 4, Hunyuan-A13B, ERNIE 4.5).
+
+Parsers run through the real pipeline (`ChatOutputParser`, no reasoning parser), so tool_choice
+handling and the end-of-stream flush are exercised as the derender endpoint does. Golden cases
+(vLLM 0.33.0 derender answers for the parity configs) live in `data/json_golden.json`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from transformers import AutoTokenizer
+
+from tokenfront.parsers.base import DeltaMessage, ParseContext
+from tokenfront.parsers.pipeline import ChatOutputParser
+
+MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
+if not MODELS.is_dir():
+    MODELS = Path("/work/shared/models")
+GOLDEN = Path(__file__).parent / "data" / "json_golden.json"
+
+Calls = list[tuple[str, str]]
+
+
+@functools.cache
+def tokenizer(model: str) -> Any:
+    """`mistral` is the Hugging Face tokenizer.json; `mistral-common` the tekken file."""
+    if model == "mistral":
+        return AutoTokenizer.from_pretrained(str(MODELS / "mistral"), mistral_format=False)
+    if model == "mistral-common":
+        return AutoTokenizer.from_pretrained(str(MODELS / "mistral"))
+    return AutoTokenizer.from_pretrained(str(MODELS / model))
+
+
+def tool(name: str, properties: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {"type": "object", "properties": properties or {}},
+        },
+    }
+
+
+TOOLS = [
+    tool("get_weather", {"city": {"type": "string"}, "unit": {"type": "string"}}),
+    tool("get_time"),
+    tool("book_flight", {"origin": {"type": "string"}, "passengers": {"type": "array"},
+                         "options": {"type": "object"}}),
+]  # fmt: skip
+
+
+def pipeline(parser: str, model: str) -> ChatOutputParser:
+    return ChatOutputParser(tokenizer(model), parser, None, enable_auto_tools=True)
+
+
+def context(tools: list[dict[str, Any]] | None = TOOLS, tool_choice: Any = None) -> ParseContext:
+    if tool_choice is None:
+        tool_choice = "auto" if tools else "none"
+    return ParseContext(tools=tools, tool_choice=tool_choice, prompt_token_ids=[])
+
+
+def oneshot(
+    parser: str, model: str, text: str, tools: list[dict[str, Any]] | None = TOOLS,
+    tool_choice: Any = None,
+) -> tuple[str | None, Calls]:
+    """(content, [(name, arguments)]) of a one-shot parse; every call has an id."""
+    message = pipeline(parser, model).parse(text, [], context(tools, tool_choice))
+    calls = message["tool_calls"]
+    assert all(call["id"] for call in calls)
+    return message["content"], [(c["function"]["name"], c["function"]["arguments"]) for c in calls]
+
+
+def delta_dict(delta: DeltaMessage | None) -> dict[str, Any]:
+    """A delta as the golden chunks show it: nulls and ids left out."""
+    if delta is None:
+        return {}
+    out: dict[str, Any] = {}
+    if delta.content is not None:
+        out["content"] = delta.content
+    if delta.reasoning is not None:
+        out["reasoning"] = delta.reasoning
+    if delta.tool_calls:
+        calls = []
+        for call in delta.tool_calls:
+            item = call.to_dict()
+            if "id" in item:
+                assert item["id"]
+                del item["id"]
+            calls.append(item)
+        out["tool_calls"] = calls
+    return out
+
+
+def stream(
+    parser: str, model: str, chunks: list[tuple[str, list[int]]],
+    tools: list[dict[str, Any]] | None = TOOLS, tool_choice: Any = None,
+) -> list[dict[str, Any]]:
+    """Deltas for each chunk (the last one finishes the stream); state JSON round-tripped."""
+    pipe = pipeline(parser, model)
+    ctx = context(tools, tool_choice)
+    state = None
+    out = []
+    for i, (text, ids) in enumerate(chunks):
+        delta, state = pipe.stream(state, text, ids, ctx, finished=i == len(chunks) - 1)
+        state = json.loads(json.dumps(state))
+        out.append(delta_dict(delta))
+    return out
+
+
+def token_chunks(text: str, model: str) -> list[tuple[str, list[int]]]:
+    """One token per chunk; a chunk ending inside a character carries no text."""
+    tok = tokenizer(model)
+    ids = tok.encode(text, add_special_tokens=False)
+    chunks: list[tuple[str, list[int]]] = []
+    shown = ""
+    for i in range(len(ids)):
+        full = tok.decode(ids[: i + 1], skip_special_tokens=False)
+        if full.endswith("\ufffd"):
+            chunks.append(("", ids[i : i + 1]))
+            continue
+        chunks.append((full[len(shown) :], ids[i : i + 1]))
+        shown = full
+    return chunks
+
+
+def joined(deltas: list[dict[str, Any]]) -> tuple[str | None, Calls]:
+    """Concatenated content and (name, arguments) per call index."""
+    content = "".join(d.get("content") or "" for d in deltas) or None
+    names: dict[int, str] = {}
+    args: dict[int, str] = {}
+    for delta in deltas:
+        for call in delta.get("tool_calls", []):
+            function = call.get("function", {})
+            if "name" in function:
+                names[call["index"]] = names.get(call["index"], "") + function["name"]
+            if "arguments" in function:
+                args[call["index"]] = args.get(call["index"], "") + function["arguments"]
+    return content, [(names.get(i, ""), args.get(i, "")) for i in sorted(set(names) | set(args))]
+
+
+@functools.cache
+def _golden() -> tuple[dict[str, Any], ...]:
+    return tuple(json.loads(GOLDEN.read_text(encoding="utf-8")))
+
+
+def golden_cases(parser: str) -> list[dict[str, Any]]:
+    return [dict(case) for case in _golden() if case["parser"] == parser]
+
+
+def check_golden(case: dict[str, Any]) -> None:
+    parser, model = case["parser"], case["model"]
+    if case["kind"] == "oneshot":
+        if case["status"] != 200:
+            try:
+                oneshot(parser, model, case["text"], case["tools"], case["tool_choice"])
+            except Exception:
+                return
+            raise AssertionError("expected the parse to fail (vLLM answers 400)")
+        content, calls = oneshot(parser, model, case["text"], case["tools"], case["tool_choice"])
+        assert content == case["expected"]["content"]
+        assert calls == [tuple(c) for c in case["expected"]["tool_calls"]]
+        return
+    chunks = [(text, ids) for text, ids, _finished in case["chunks"]]
+    got = stream(parser, model, chunks, case["tools"], case["tool_choice"])
+    assert got == case["expected"]

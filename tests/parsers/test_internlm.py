@@ -1,0 +1,44 @@
+"""internlm: golden vLLM answers and own cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from json_support import check_golden, golden_cases, joined, oneshot, stream, token_chunks
+
+MODEL = "synthetic-multi"
+START = "<|action_start|><|plugin|>"
+
+
+@pytest.mark.parametrize("case", golden_cases("internlm"), ids=lambda c: c["id"])
+def test_golden(case: dict) -> None:
+    check_golden(case)
+
+
+def test_call_with_text_before() -> None:
+    text = f'Checking.\n{START}\n{{"name": "get_weather", "arguments": {{"city": "東京"}}}}<|action_end|>'
+    assert oneshot("internlm", MODEL, text) == (
+        "Checking.\n", [("get_weather", '{"city": "東京"}')]
+    )
+
+
+def test_no_parameters_means_empty_object() -> None:
+    text = f'{START}{{"name": "get_time"}}<|action_end|>'
+    assert oneshot("internlm", MODEL, text) == (None, [("get_time", "{}")])
+
+
+def test_malformed_json_raises() -> None:
+    with pytest.raises(json.JSONDecodeError):
+        oneshot("internlm", MODEL, f'{START}{{"name": "get_time", "parameters": {{}}<|action_end|>')
+
+
+def test_stream_one_call() -> None:
+    text = f'{START}\n{{"name": "get_weather", "parameters": {{"city": "Zoë", "unit": "c"}}}}<|action_end|>'
+    content, calls = joined(stream("internlm", MODEL, token_chunks(text, MODEL)))
+    assert content is None
+    assert calls == [("get_weather", '{"city": "Zoë", "unit": "c"}')]
+
+
+def test_stream_plain() -> None:
+    assert joined(stream("internlm", MODEL, token_chunks("1, 2 and 3.", MODEL)))[0] == "1, 2 and 3."

@@ -1,0 +1,42 @@
+"""jamba: golden vLLM answers and own cases."""
+
+from __future__ import annotations
+
+import pytest
+from json_support import check_golden, golden_cases, joined, oneshot, stream, token_chunks
+
+MODEL = "synthetic-multi"
+
+
+@pytest.mark.parametrize("case", golden_cases("jamba"), ids=lambda c: c["id"])
+def test_golden(case: dict) -> None:
+    check_golden(case)
+
+
+def test_parallel_calls_with_text_before() -> None:
+    text = (
+        'One moment. <tool_calls>[{"name": "get_time", "arguments": {}}, '
+        '{"name": "get_weather", "arguments": {"city": "Zoë", "x": {"y": [1]}}}]</tool_calls>'
+    )
+    assert oneshot("jamba", MODEL, text) == (
+        "One moment. ",
+        [("get_time", "{}"), ("get_weather", '{"city": "Zoë", "x": {"y": [1]}}')],
+    )
+
+
+def test_malformed_and_cut_off_are_content() -> None:
+    bad = '<tool_calls>[{"name": "get_time", "arguments": {}]</tool_calls>'
+    assert oneshot("jamba", MODEL, bad) == (bad, [])
+    cut = '<tool_calls>[{"name": "get_time", "arguments": {}}]'
+    assert oneshot("jamba", MODEL, cut) == (cut, [])
+
+
+def test_stream_two_calls() -> None:
+    text = (
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+        '{"name": "get_time", "arguments": {"tz": "UTC"}}]</tool_calls>'
+    )
+    content, calls = joined(stream("jamba", MODEL, token_chunks(text, MODEL)))
+    assert content is None
+    assert [name for name, _ in calls] == ["get_weather", "get_time"]
+    assert calls[0][1] == '{"city": "Paris"}'

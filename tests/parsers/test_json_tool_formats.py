@@ -1,0 +1,76 @@
+"""granite4, hunyuan_a13b and ernie45 tool parsers (their parity configs also need reasoning
+parsers, so these check the tool half directly), plus the shared JSON helpers."""
+
+from __future__ import annotations
+
+from json_support import joined, oneshot, stream, token_chunks
+
+from tokenfront.parsers.engines import json_events
+from tokenfront.parsers.engines.json_calls import ALLOW_ALL, intermediate_diff, partial_loads
+
+MODEL = "synthetic-multi"
+
+
+def test_granite4_blocks_and_text() -> None:
+    text = 'a<tool_call>{"name": "get_time", "arguments": {}}</tool_call>b'
+    assert oneshot("granite4", MODEL, text) == ("ab", [("get_time", "{}")])
+    bad = '<tool_call>{"name": "get_time", "arguments": {}}'
+    assert oneshot("granite4", MODEL, bad) == (bad, [])
+
+
+def test_granite4_stream() -> None:
+    text = 'Hi <tool_call>{"name": "get_weather", "arguments": {"city": "Zoë"}}</tool_call>'
+    assert joined(stream("granite4", MODEL, token_chunks(text, MODEL))) == (
+        "Hi ", [("get_weather", '{"city": "Zoë"}')]
+    )
+
+
+def test_hunyuan_block_and_content() -> None:
+    text = 'Plan.\n<tool_calls>[{"name": "get_time", "arguments": {}}]</tool_calls>'
+    assert oneshot("hunyuan_a13b", MODEL, text) == ("Plan.\n", [("get_time", "{}")])
+    # Without calls vLLM keeps the raw content (the parser's prefix removal is not used).
+    assert oneshot("hunyuan_a13b", MODEL, "助手：hello") == ("助手：hello", [])
+
+
+def test_hunyuan_stream() -> None:
+    text = '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>'
+    content, calls = joined(stream("hunyuan_a13b", MODEL, token_chunks(text, MODEL)))
+    assert calls == [("get_weather", '{"city": "Paris"}')]
+
+
+def test_ernie_blocks() -> None:
+    text = (
+        'Text\n\n<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "東京"}}\n</tool_call>'
+    )
+    assert oneshot("ernie45", MODEL, text) == (
+        "Text", [("get_time", "{}"), ("get_weather", '{"city": "東京"}')]
+    )
+
+
+def test_ernie_stream_whole_calls() -> None:
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Zoë"}}\n</tool_call>'
+    deltas = stream("ernie45", MODEL, token_chunks(text, MODEL))
+    with_calls = [d for d in deltas if d.get("tool_calls")]
+    assert len(with_calls) == 1
+    assert joined(deltas) == (None, [("get_weather", '{"city": "Zoë"}')])
+
+
+def test_partial_loads_and_diff() -> None:
+    assert partial_loads('{"a": 1}; {"b"', ALLOW_ALL) == ({"a": 1}, 8)
+    assert intermediate_diff('{"a": "xyz"}', '{"a": "x"}') == "yz"
+
+
+def test_json_events_resume_across_chunks() -> None:
+    st = json_events.new_scanner()
+    events = json_events.feed(st, '[{"name": "a')
+    assert events == [("", "start_array", None), ("item", "start_map", None),
+                      ("item", "map_key", "name")]  # fmt: skip
+    assert json_events.feed(st, 'b", "arguments": {}}]') == [
+        ("item.name", "string", "ab"),
+        ("item", "map_key", "arguments"),
+        ("item.arguments", "start_map", None),
+        ("item.arguments", "end_map", None),
+        ("item", "end_map", None),
+        ("", "end_array", None),
+    ]

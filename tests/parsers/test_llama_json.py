@@ -1,0 +1,68 @@
+"""llama3_json / llama4_json: golden vLLM answers and own cases."""
+
+from __future__ import annotations
+
+import pytest
+from json_support import TOOLS, check_golden, golden_cases, joined, oneshot, stream, token_chunks
+
+MODEL = "llama3"
+
+
+@pytest.mark.parametrize("case", golden_cases("llama3_json"), ids=lambda c: c["id"])
+def test_golden(case: dict) -> None:
+    check_golden(case)
+
+
+@pytest.mark.parametrize("name", ["llama3_json", "llama4_json"])
+def test_one_call_with_python_tag(name: str) -> None:
+    text = '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}'
+    assert oneshot(name, MODEL, text) == (None, [("get_weather", '{"city": "Paris"}')])
+
+
+def test_plain_text_and_braces_in_prose() -> None:
+    assert oneshot("llama3_json", MODEL, "Hello there.") == ("Hello there.", [])
+    # An undecodable "{" anywhere makes the whole output content.
+    text = 'Use {x} here {"name": "get_time", "parameters": {}}'
+    assert oneshot("llama3_json", MODEL, text) == (text, [])
+
+
+def test_parallel_calls_and_surrounding_text_dropped() -> None:
+    text = (
+        'Sure: {"name": "get_time", "arguments": {}}; '
+        '{"name": "get_weather", "parameters": {"city": "東京", "nested": {"a": [1, 2.5, null]}}}'
+    )
+    assert oneshot("llama3_json", MODEL, text) == (
+        None,
+        [("get_time", "{}"),
+         ("get_weather", '{"city": "東京", "nested": {"a": [1, 2.5, null]}}')],
+    )  # fmt: skip
+
+
+def test_missing_name_or_cut_off_is_content() -> None:
+    assert oneshot("llama3_json", MODEL, '{"parameters": {}}') == ('{"parameters": {}}', [])
+    cut = '{"name": "get_weather", "parameters": {"city": "Par'
+    assert oneshot("llama3_json", MODEL, cut) == (cut, [])
+
+
+def test_stream_unicode_args_concatenate() -> None:
+    text = '{"name": "get_weather", "parameters": {"city": "São Paulo 🌧", "unit": "c"}}'
+    deltas = stream("llama3_json", MODEL, token_chunks(text, MODEL))
+    content, calls = joined(deltas)
+    assert content is None
+    assert calls == [("get_weather", '{"city": "São Paulo 🌧", "unit": "c"}')]
+
+
+def test_stream_plain_text_is_content() -> None:
+    chunks = token_chunks("Just text, no call.", MODEL)
+    assert joined(stream("llama3_json", MODEL, chunks))[0] == "Just text, no call."
+
+
+def test_stream_without_tools_passes_markup_through() -> None:
+    text = '{"name": "get_time", "parameters": {}}'
+    deltas = stream("llama3_json", MODEL, token_chunks(text, MODEL), tools=None)
+    assert joined(deltas) == (text, [])
+
+
+def test_tool_choice_none_keeps_text() -> None:
+    text = '{"name": "get_time", "parameters": {}}'
+    assert oneshot("llama3_json", MODEL, text, TOOLS, "none") == (text, [])

@@ -1,0 +1,73 @@
+"""mistral (pre-v11 `[TOOL_CALLS][...]`), HF and mistral-common tokenizers: golden + own cases."""
+
+from __future__ import annotations
+
+import pytest
+from json_support import TOOLS, check_golden, golden_cases, joined, oneshot, stream, token_chunks
+
+from tokenfront.parsers.tools.mistral import mistral_tool_call_id
+
+
+@pytest.mark.parametrize("case", golden_cases("mistral"), ids=lambda c: c["id"])
+def test_golden(case: dict) -> None:
+    check_golden(case)
+
+
+@pytest.mark.parametrize("model", ["mistral", "mistral-common"])
+def test_one_call_and_text_before(model: str) -> None:
+    text = 'Let me check.\n[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Zoë"}}]'
+    assert oneshot("mistral", model, text) == (
+        "Let me check.\n", [("get_weather", '{"city": "Zoë"}')]
+    )
+
+
+def test_ids_are_nine_alphanumerics() -> None:
+    for _ in range(20):
+        call_id = mistral_tool_call_id()
+        assert len(call_id) == 9 and call_id.isalnum()
+
+
+def test_malformed_keeps_body_without_marker() -> None:
+    text = '[TOOL_CALLS][{"name": "get_time", "arguments": {}]'
+    assert oneshot("mistral", "mistral", text) == ('[{"name": "get_time", "arguments": {}]', [])
+
+
+def test_bare_object_string_args_and_missing_args() -> None:
+    text = '[TOOL_CALLS]{"name": "get_time"}'
+    assert oneshot("mistral", "mistral", text) == (None, [("get_time", "{}")])
+    text = '[TOOL_CALLS][{"name": "get_weather", "arguments": "{\\"city\\": \\"x\\"}"}]'
+    assert oneshot("mistral", "mistral", text) == (None, [("get_weather", '{"city": "x"}')])
+
+
+def test_parallel_with_trailing_text() -> None:
+    text = (
+        '[TOOL_CALLS][{"name": "get_time", "arguments": {}}, '
+        '{"name": "get_weather", "arguments": {"city": "Paris", "n": [1, {"a": null}]}}] done'
+    )
+    assert oneshot("mistral", "mistral", text) == (
+        None,
+        [("get_time", "{}"), ("get_weather", '{"city": "Paris", "n": [1, {"a": null}]}')],
+    )
+
+
+def test_tool_choice_none_returns_text() -> None:
+    text = '[TOOL_CALLS][{"name": "get_time", "arguments": {}}]'
+    assert oneshot("mistral", "mistral", text, TOOLS, "none") == (text, [])
+
+
+def test_stream_raw_argument_text() -> None:
+    text = (
+        'Hi [TOOL_CALLS][{"name": "get_weather", "arguments": {"city":  "東京"}}, '
+        '{"name": "get_time", "arguments": {}}]'
+    )
+    deltas = stream("mistral", "mistral", token_chunks(text, "mistral"))
+    content, calls = joined(deltas)
+    assert content == "Hi "
+    # Arguments stream as the model wrote them (first chunk left-stripped).
+    assert calls == [("get_weather", '{"city":  "東京"}'), ("get_time", "{}")]
+
+
+def test_stream_cut_off_call() -> None:
+    text = '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Pa'
+    deltas = stream("mistral", "mistral", token_chunks(text, "mistral"))
+    assert joined(deltas) == (None, [("get_weather", '{"city": "Pa')])
