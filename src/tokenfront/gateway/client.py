@@ -115,7 +115,7 @@ class EngineClient:
         self.base_url = base_url.rstrip("/")
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0), pool=min(timeout, 30.0)),
             limits=limits,
             transport=transport,
         )
