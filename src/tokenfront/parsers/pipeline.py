@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tokenfront.config import ModelOptions
@@ -86,9 +87,8 @@ class ChatOutputParser:
         return tool
 
     def _id_type(self, tool: ToolParser | None) -> str:
-        if self.tool_call_id_type != "random":
-            return self.tool_call_id_type
-        return tool.tool_call_id_type if tool is not None else "random"
+        # vLLM takes the id style from the model config (Kimi models), not from the parser.
+        return self.tool_call_id_type
 
     def keeps_tool_calls(self, ctx: ParseContext) -> bool:
         """vLLM's `keeps_tool_calls`: whether extracted tool calls reach the client."""
@@ -395,6 +395,21 @@ class ChatOutputParser:
         return tool.stream(st["t"], text, ids)
 
 
+_KIMI_MODEL_TYPES = ("kimi_k2", "kimi_k25", "kimi_k3")
+
+
+def tool_call_id_type(model_dir: str | None) -> str:
+    """vLLM's `get_tool_call_id_type`: Kimi models number their ids `functions.NAME:IDX`."""
+    if not model_dir:
+        return "random"
+    try:
+        config = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "random"
+    types = {config.get("model_type"), (config.get("text_config") or {}).get("model_type")}
+    return "kimi_k2" if types & set(_KIMI_MODEL_TYPES) else "random"
+
+
 def build_output_parser(options: ModelOptions, tokenizer: Any) -> ChatOutputParser | None:
     """The parser for a served model, or None when no parser is configured."""
     if not options.tool_call_parser and not options.reasoning_parser:
@@ -404,6 +419,7 @@ def build_output_parser(options: ModelOptions, tokenizer: Any) -> ChatOutputPars
         options.tool_call_parser,
         options.reasoning_parser,
         options.enable_auto_tool_choice,
+        tool_call_id_type(options.model),
     )
     # vLLM: a tool parser without --enable-auto-tool-choice and no reasoning parser is none.
     return parser if parser.active else None
