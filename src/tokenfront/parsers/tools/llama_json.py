@@ -43,6 +43,9 @@ class _CallError(Exception):
 @tool_parser("llama3_json", "llama4_json")
 class LlamaJsonToolParser(JsonToolParser):
     name = "llama3_json"
+    # vLLM sets structural_tag_model="llama": under VLLM_ENFORCE_STRICT_TOOL_CALLING (default on)
+    # tool_choice required/named then take the auto path.
+    supports_required_and_named = False
 
     def __init__(self, tokenizer: Any, ctx: Any) -> None:
         super().__init__(tokenizer, ctx)
