@@ -326,6 +326,23 @@ def _unescaped_positions(text: str, start: int, quote: str) -> list[int]:
     return found
 
 
+def _first_unescaped(text: str, start: int, quote: str) -> int:
+    j = start
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+            continue
+        if text[j] == quote:
+            return j
+        j += 1
+    return -1
+
+
+# A broken string with more plausible closing quotes than this is left as it is (each
+# candidate costs a full parse).
+MAX_REQUOTE_CANDIDATES = 64
+
+
 def _closes_here(text: str, pos: int) -> bool:
     k = pos + 1
     while k < len(text) and text[k].isspace():
@@ -342,16 +359,17 @@ def requote_nested(text: str) -> tuple[str, bool]:
         if ch not in _QUOTES:
             index += 1
             continue
-        closers = _unescaped_positions(text, index + 1, ch)
-        if not closers:
+        first = _first_unescaped(text, index + 1, ch)
+        if first == -1:
             return text, False
-        if _closes_here(text, closers[0]):
-            index = closers[0] + 1
+        if _closes_here(text, first):
+            index = first + 1
             continue
+        closers = [j for j in _unescaped_positions(text, index + 1, ch) if _closes_here(text, j)]
+        if len(closers) > MAX_REQUOTE_CANDIDATES:
+            return text, False
         winners: list[str] = []
         for close in closers:
-            if not _closes_here(text, close):
-                continue
             inner = "".join(
                 "\\" + c if c == ch and not _is_escaped(text, j) else c
                 for j, c in enumerate(text[index + 1 : close], start=index + 1)
