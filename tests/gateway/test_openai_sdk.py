@@ -216,3 +216,27 @@ def test_non_streaming_disconnect_aborts_the_engine_request(deployment: Deployme
             timeout=httpx.Timeout(10, read=0.5),
         )
     _wait_for_abort(deployment, "generate-tokens-chatcmpl-walked-away")
+
+
+def test_chat_streaming_several_choices(sdk: openai.OpenAI) -> None:
+    stream = sdk.chat.completions.create(
+        model="qwen3",
+        messages=[{"role": "user", "content": "Hi there"}],
+        n=2,
+        stream=True,
+        stream_options={"include_usage": True, "continuous_usage_stats": True},
+    )
+    content: dict[int, str] = {}
+    finishes: dict[int, str] = {}
+    roles: list[int] = []
+    for chunk in stream:
+        assert chunk.usage is not None
+        for choice in chunk.choices:
+            if choice.delta.role:
+                roles.append(choice.index)
+            content[choice.index] = content.get(choice.index, "") + (choice.delta.content or "")
+            if choice.finish_reason:
+                finishes[choice.index] = choice.finish_reason
+    assert sorted(roles) == [0, 1]
+    assert content[0].strip() == content[1].strip() == "Hello from the mock engine."
+    assert finishes == {0: "stop", 1: "stop"}
