@@ -167,10 +167,7 @@ def prompt_reasoning_ended(
     parser = model.parser
     hook = getattr(parser, "prompt_reasoning_ended", None)
     if hook is not None:
-        try:
-            return hook(token_ids, template_kwargs)
-        except TypeError:
-            return hook(token_ids)
+        return hook(token_ids, template_kwargs)
     name = model.options.reasoning_parser
     if not name:
         return None
