@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import ValidationError
 from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from tokenfront.api.concurrency import run_cpu
 from tokenfront.api.errors import APIError
@@ -75,6 +77,7 @@ class EngineStreams:
     streams: list[AsyncIterator[dict[str, Any]]]
     # Set once every call ended on its own ([DONE] or an engine error event): no abort.
     finished: bool = False
+    closed: bool = False
     _readers: list[asyncio.Task[None]] = field(default_factory=list)
 
     @classmethod
@@ -126,8 +129,12 @@ class EngineStreams:
     def close_soon(self, abort: bool) -> None:
         """Release the engine connections (and abort the calls) without awaiting.
 
-        Safe to call from a cancelled task: the work runs in a task of its own.
+        Safe to call from a cancelled task: the work runs in a task of its own.  Only the
+        first call does anything.
         """
+        if self.closed:
+            return
+        self.closed = True
         for reader in self._readers:
             reader.cancel()
         if abort:
@@ -181,6 +188,27 @@ def derender_guarded(fn: Callable[..., T], *args: Any) -> T:
         raise gateway_error(
             HTTPStatus.BAD_GATEWAY, f"engine output could not be derendered: {exc}"
         ) from None
+
+
+class EngineStreamResponse(StreamingResponse):
+    """An SSE response that releases its engine streams however it ends.
+
+    The body generator closes them itself; this also covers a client that disconnects
+    before the generator ever ran (its `finally` never entered), aborting the engine calls.
+    """
+
+    def __init__(self, content: AsyncIterator[bytes], streams: EngineStreams) -> None:
+        super().__init__(content, media_type="text/event-stream", headers=_SSE_HEADERS)
+        self.streams = streams
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.streams.close_soon(abort=not self.streams.finished)
+
+
+_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 # A derender step: (call index, engine chunk, carried stream_state) -> derender's answer.

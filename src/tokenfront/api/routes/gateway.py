@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from tokenfront.api.body import read_json
 from tokenfront.api.concurrency import run_cpu
@@ -24,11 +24,16 @@ from tokenfront.config import ServerSettings
 from tokenfront.gateway.chat import chat_events, finish_chat, prepare_chat
 from tokenfront.gateway.client import EngineClient
 from tokenfront.gateway.completion import completion_events, finish_completion, prepare_completion
-from tokenfront.gateway.relay import ClientGone, EngineStreams, engine_ids, unless_disconnected
+from tokenfront.gateway.relay import (
+    ClientGone,
+    EngineStreamResponse,
+    EngineStreams,
+    engine_ids,
+    unless_disconnected,
+)
 
 # Status logged for a request whose client went away (never reaches the client).
 CLIENT_CLOSED = 499
-_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def engine_client_for(settings: ServerSettings) -> EngineClient:
@@ -91,11 +96,7 @@ async def _serve(
     if call.request.stream:
         streams = await EngineStreams.open(client, call.bodies)
         codec = state_codec(request.app, state)
-        return StreamingResponse(
-            events(state, codec, call, streams),
-            media_type="text/event-stream",
-            headers=_SSE_HEADERS,
-        )
+        return EngineStreamResponse(events(state, codec, call, streams), streams)
     try:
         answers = await unless_disconnected(
             request, client, engine_ids(call.bodies), _generate_all(client, call.bodies)
