@@ -33,18 +33,8 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One built-in model cache for the whole module (built once, ~2 s)."""
-    from tokenfront.tokenization import builtin
-
-    path = tmp_path_factory.mktemp("tf-cache")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TOKENFRONT_CACHE_DIR", str(path))
-    try:
-        builtin.builtin_model_dir()
-    finally:
-        mp.undo()
-    return path
+def cache_dir(builtin_cache: Path) -> Path:
+    return builtin_cache
 
 
 @pytest.fixture(scope="module")

@@ -230,3 +230,17 @@ def test_fastapi_docs_can_be_disabled(client: TestClient) -> None:
     hidden = TestClient(make_app(disable_fastapi_docs=True))
     for path in ("/openapi.json", "/docs", "/redoc"):
         assert hidden.get(path).status_code == 404
+
+
+def test_parse_model_accepts_type_adapters() -> None:
+    from pydantic import TypeAdapter
+
+    from tokenfront.api.body import parse_model
+    from tokenfront.api.errors import APIError
+
+    adapter = TypeAdapter(int | list[int])
+    assert parse_model(adapter, [1, 2]) == [1, 2]
+    assert parse_model(Item, {"count": 1, "tags": []}).count == 1
+    with pytest.raises(APIError) as info:
+        parse_model(adapter, "x")
+    assert info.value.status == 400 and info.value.param == "body"  # union branch names dropped

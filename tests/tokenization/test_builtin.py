@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,14 +70,10 @@ CONVERSATIONS = [
 
 
 @pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = tmp_path_factory.mktemp("cache")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TOKENFRONT_CACHE_DIR", str(cache))
-    try:
+def model_dir(builtin_cache: Path) -> Iterator[Path]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOKENFRONT_CACHE_DIR", str(builtin_cache))
         yield builtin.builtin_model_dir()
-    finally:
-        mp.undo()
 
 
 @pytest.fixture(scope="module")

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.requests import Request
 
 from tokenfront.api.errors import body_too_large, http_error, validation_error
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 MAX_JSON_DEPTH = 64
 
@@ -70,9 +71,16 @@ def _too_deep(data: Any) -> bool:
     return False
 
 
-def parse_model(model_cls: type[M], data: Any) -> M:
-    """Validate parsed JSON into `model_cls`; failures are vLLM's 400 "Bad Request"."""
+@overload
+def parse_model(model_cls: type[M], data: Any) -> M: ...
+@overload
+def parse_model(model_cls: TypeAdapter[T], data: Any) -> T: ...
+def parse_model(model_cls: type[M] | TypeAdapter[T], data: Any) -> M | T:
+    """Validate parsed JSON into `model_cls` (a model class, or a `TypeAdapter` for unions);
+    failures are vLLM's 400 "Bad Request"."""
     try:
+        if isinstance(model_cls, TypeAdapter):
+            return model_cls.validate_python(data)
         return model_cls.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc) from None
