@@ -484,6 +484,8 @@ def list_parsers() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A tokenizer-only server never needs PyTorch; transformers' advice to install it is noise.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     args = build_parser().parse_args(normalize_argv(sys.argv[1:] if argv is None else argv))
     if args.command == "serve":
         return serve(args)
