@@ -69,3 +69,9 @@ def deployment() -> Iterator[Deployment]:
             serve_in_thread(orphan) as orphan_url,
         ):
             yield Deployment(model, engine, engine_url, gateway_url, impatient_url, orphan_url)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The event loop for the `anyio`-marked async tests."""
+    return "asyncio"

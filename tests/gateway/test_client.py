@@ -17,11 +17,6 @@ from tokenfront.gateway.client import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize(
     ("status", "expected"),
     [(400, 400), (404, 502), (413, 413), (429, 429), (500, 502), (503, 503), (504, 504)],

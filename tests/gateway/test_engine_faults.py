@@ -20,11 +20,6 @@ pytestmark = pytest.mark.anyio
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class FakeEngine:
     """Answers generate calls with `handler` and records aborts."""
 

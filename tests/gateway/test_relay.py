@@ -21,11 +21,6 @@ from tokenfront.gateway.relay import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class FakeClient:
     def __init__(self) -> None:
         self.aborted: list[str] = []

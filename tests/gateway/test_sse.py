@@ -11,11 +11,6 @@ from tokenfront.gateway.sse import DONE, MalformedEvent, event, read_events
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def lines(*items: str) -> AsyncIterator[str]:
     for item in items:
         yield item
