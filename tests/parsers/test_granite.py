@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from json_support import TOOLS, check_golden, golden_cases, joined, oneshot, stream, token_chunks
+from json_support import (
+    TOOLS,
+    check_golden,
+    check_vector,
+    golden_cases,
+    joined,
+    oneshot,
+    stream,
+    token_chunks,
+    vectors,
+)
 
 MODEL = "synthetic-multi"
 
@@ -58,3 +68,23 @@ def test_stream_cut_off_flushes_at_finish() -> None:
     assert joined(stream("granite", MODEL, token_chunks(text, MODEL))) == (
         None, [("get_weather", '{"city": "Pa')]
     )
+
+
+@pytest.mark.parametrize("vec", vectors("granite"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []
+
+
+def test_stream_text_marker_with_ids() -> None:
+    # `<tool_call>` is matched as text even when token ids are known (only the
+    # `<|tool_call|>` marker is an id terminal).
+    text = 'Ok <tool_call>[{"name": "get_time", "arguments": {}}]'
+    assert joined(stream("granite", MODEL, token_chunks(text, MODEL))) == (
+        "Ok ", [("get_time", "{}")]
+    )
+
+
+def test_stream_typed_out_token_marker_is_text() -> None:
+    # The 3.0 marker spelled out in ordinary tokens is content once ids are known.
+    chunks = [("<|tool", [1]), ("_call|>", [2]), ("[]", [3])]
+    assert joined(stream("granite", MODEL, chunks)) == ("<|tool_call|>[]", [])

@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from json_support import check_golden, golden_cases, joined, oneshot, stream, token_chunks
+from json_support import (
+    check_golden,
+    check_vector,
+    golden_cases,
+    joined,
+    oneshot,
+    stream,
+    token_chunks,
+    vectors,
+)
 
 MODEL = "synthetic-multi"
 START = "<|action_start|><|plugin|>"
@@ -42,3 +51,8 @@ def test_stream_one_call() -> None:
 
 def test_stream_plain() -> None:
     assert joined(stream("internlm", MODEL, token_chunks("1, 2 and 3.", MODEL)))[0] == "1, 2 and 3."
+
+
+@pytest.mark.parametrize("vec", vectors("internlm"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from json_support import check_golden, golden_cases, joined, oneshot, stream, token_chunks
+from json_support import (
+    check_golden,
+    check_vector,
+    golden_cases,
+    joined,
+    oneshot,
+    stream,
+    token_chunks,
+    vectors,
+)
 
 MODEL = "synthetic-multi"
 
@@ -40,3 +49,8 @@ def test_stream_two_calls() -> None:
     assert content is None
     assert [name for name, _ in calls] == ["get_weather", "get_time"]
     assert calls[0][1] == '{"city": "Paris"}'
+
+
+@pytest.mark.parametrize("vec", vectors("jamba"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []

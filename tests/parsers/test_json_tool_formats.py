@@ -3,7 +3,8 @@ parsers, so these check the tool half directly), plus the shared JSON helpers.""
 
 from __future__ import annotations
 
-from json_support import joined, oneshot, stream, token_chunks
+import pytest
+from json_support import check_vector, joined, oneshot, stream, token_chunks, vectors
 
 from tokenfront.parsers.engines import json_events
 from tokenfront.parsers.engines.json_calls import ALLOW_ALL, intermediate_diff, partial_loads
@@ -74,3 +75,12 @@ def test_json_events_resume_across_chunks() -> None:
         ("item", "end_map", None),
         ("", "end_array", None),
     ]
+
+
+@pytest.mark.parametrize(
+    "vec",
+    [v for name in ("granite4", "hunyuan_a13b", "ernie45") for v in vectors(name)],
+    ids=lambda v: f"{v['parser']}:{v['source'].split('::')[-1]}",
+)
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []

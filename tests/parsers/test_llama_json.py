@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from json_support import TOOLS, check_golden, golden_cases, joined, oneshot, stream, token_chunks
+from json_support import (
+    TOOLS,
+    check_golden,
+    check_vector,
+    golden_cases,
+    joined,
+    oneshot,
+    stream,
+    token_chunks,
+    vectors,
+)
 
 MODEL = "llama3"
 
@@ -66,3 +76,8 @@ def test_stream_without_tools_passes_markup_through() -> None:
 def test_tool_choice_none_keeps_text() -> None:
     text = '{"name": "get_time", "parameters": {}}'
     assert oneshot("llama3_json", MODEL, text, TOOLS, "none") == (text, [])
+
+
+@pytest.mark.parametrize("vec", vectors("llama3_json"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []

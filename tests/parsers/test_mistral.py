@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from json_support import TOOLS, check_golden, golden_cases, joined, oneshot, stream, token_chunks
+from json_support import (
+    TOOLS,
+    check_golden,
+    check_vector,
+    golden_cases,
+    joined,
+    oneshot,
+    stream,
+    token_chunks,
+    vectors,
+)
 
 from tokenfront.parsers.tools.mistral import mistral_tool_call_id
 
@@ -71,3 +81,8 @@ def test_stream_cut_off_call() -> None:
     text = '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Pa'
     deltas = stream("mistral", "mistral", token_chunks(text, "mistral"))
     assert joined(deltas) == (None, [("get_weather", '{"city": "Pa')])
+
+
+@pytest.mark.parametrize("vec", vectors("mistral"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from json_support import check_golden, golden_cases, joined, oneshot, stream, token_chunks
+from json_support import (
+    check_golden,
+    check_vector,
+    golden_cases,
+    joined,
+    oneshot,
+    stream,
+    token_chunks,
+    vectors,
+)
 
 MODEL = "synthetic-multi"
 
@@ -35,3 +44,8 @@ def test_nested_brackets_cut_the_regex() -> None:
 def test_stream_emits_nothing() -> None:
     text = 'Hello functools[{"name": "get_time", "arguments": {}}]'
     assert joined(stream("phi4_mini_json", MODEL, token_chunks(text, MODEL))) == (None, [])
+
+
+@pytest.mark.parametrize("vec", vectors("phi4_mini_json"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from json_support import check_golden, golden_cases, joined, oneshot, stream, token_chunks
+from json_support import (
+    check_golden,
+    check_vector,
+    golden_cases,
+    joined,
+    oneshot,
+    stream,
+    token_chunks,
+    vectors,
+)
 
 MODEL = "synthetic-multi"
 
@@ -55,3 +64,8 @@ def test_stream_plain_text() -> None:
     assert joined(stream("xlam", MODEL, token_chunks("Plain answer.", MODEL))) == (
         "Plain answer.", [],
     )
+
+
+@pytest.mark.parametrize("vec", vectors("xlam"), ids=lambda v: v["source"].split("::")[-1])
+def test_vllm_vectors(vec: dict) -> None:
+    assert check_vector(vec) == []

@@ -49,6 +49,9 @@ from tokenfront.parsers.engines.schema_types import (
 _JSON_WS = " \t\r\n"
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)"')
 
+# Terminals: a marker known by token id (typed-out text of it is content once ids are seen),
+# a marker matched as text only.
+MARKER_ID, MARKER_TEXT = "MARKER_ID", "MARKER_TEXT"
 # Semantic events: (kind, value, call index).
 TEXT, START, ARGS, END = "text", "start", "args", "end"
 Event = tuple[str, str, int]
@@ -236,7 +239,7 @@ def _build_lexing(spec: ArrayCallsSpec, tokenizer: Any) -> _Lexing:
     for marker in spec.id_markers:
         token_id = vocab.get(marker)
         if token_id is not None:
-            id_terminals[token_id] = "MARKER"
+            id_terminals[token_id] = MARKER_ID
     drops: list[str] = []
     try:
         specials = list(zip(tokenizer.all_special_tokens, tokenizer.all_special_ids, strict=False))
@@ -246,7 +249,8 @@ def _build_lexing(spec: ArrayCallsSpec, tokenizer: Any) -> _Lexing:
         if text not in configured:
             id_terminals[token_id] = DROP
             drops.append(text)
-    literals = [("MARKER", m) for m in (*spec.id_markers, *spec.text_markers)]
+    literals = [(MARKER_ID, m) for m in spec.id_markers]
+    literals += [(MARKER_TEXT, m) for m in spec.text_markers]
     literals += [(DROP, d) for d in drops]
     return _Lexing(id_terminals, bool(drops), LiteralTable(literals))
 
@@ -301,7 +305,7 @@ class ArrayCallsEngine:
         return events
 
     def _terminal(self, st: JSONState, terminal: str, text: str) -> list[Event]:
-        if terminal == "MARKER" and not st["region"]:
+        if terminal in (MARKER_ID, MARKER_TEXT) and not st["region"]:
             st["region"] = True
             st.update(depth=0, instr=False, esc=False, arr=False, elem=False)
             return []
