@@ -30,6 +30,7 @@ PARSERS = [
     "glm47",
     "kimi_k2",
     "minimax_m2",
+    "olmo3",
     "qwen3",
     "seed_oss",
     "step3",
