@@ -81,3 +81,11 @@ def test_tool_choice_none_keeps_text() -> None:
 @pytest.mark.parametrize("vec", vectors("llama3_json"), ids=lambda v: v["source"].split("::")[-1])
 def test_vllm_vectors(vec: dict) -> None:
     assert check_vector(vec) == []
+
+
+def test_required_and_named_use_the_llama_format() -> None:
+    text = '{"name": "get_weather", "parameters": {"city": "Oslo"}}'
+    want = [("get_weather", '{"city": "Oslo"}')]
+    assert oneshot("llama3_json", MODEL, text, TOOLS, "required")[1] == want
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    assert oneshot("llama3_json", MODEL, text, TOOLS, named)[1] == want

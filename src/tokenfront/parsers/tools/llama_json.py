@@ -8,7 +8,7 @@ with `{` as a tool call.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from tokenfront.parsers.base import (
     DeltaMessage,
@@ -43,6 +43,9 @@ class _CallError(Exception):
 @tool_parser("llama3_json", "llama4_json")
 class LlamaJsonToolParser(JsonToolParser):
     name = "llama3_json"
+    # vLLM gives this parser a structural-tag model ("llama"), which (with strict tool calling,
+    # the default) routes tool_choice required/named through this format's own parsing.
+    supports_required_and_named: ClassVar[bool] = False
     # vLLM sets structural_tag_model="llama": under VLLM_ENFORCE_STRICT_TOOL_CALLING (default on)
     # tool_choice required/named then take the auto path.
     supports_required_and_named = False
