@@ -13,7 +13,15 @@ from typing import Any
 import pytest
 from transformers import AutoTokenizer
 
-from tokenfront.parsers.base import DeltaMessage, ParseContext
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    ParseContext,
+    StreamParseError,
+    ToolCall,
+    ToolParser,
+)
 from tokenfront.parsers.pipeline import ChatOutputParser
 
 MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
@@ -242,3 +250,83 @@ def test_stream_include_reasoning_false_hides_reasoning() -> None:
     deltas = stream_all(parser(), "<think>x y</think>z", ctx(include_reasoning=False))
     assert all(d is None or d.reasoning is None for d in deltas)
     assert joined(deltas)["content"] == "z"
+
+
+# ---- engine-based tool parsers, id styles, parser errors ---------------------------------
+
+class _MarkupDropper(ToolParser):
+    """A stand-in engine-based tool parser: `<tool_call>...</tool_call>` removed from content."""
+
+    engine_based = True
+    supports_required_and_named = False
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        head, _, rest = text.partition("<tool_call>")
+        body, _, tail = rest.partition("</tool_call>")
+        if not body:
+            return ExtractedToolCalls(False, [], (head + tail) or None)
+        obj = json.loads(body)
+        call = ToolCall(name=obj["name"], arguments=json.dumps(obj["arguments"]))
+        return ExtractedToolCalls(True, [call], (head + tail) or None)
+
+    def stream(self, state: dict[str, Any], delta_text: str, delta_ids: Any) -> DeltaMessage | None:
+        return DeltaMessage(content=delta_text, tool_calls=[DeltaToolCall(index=0, name="x")])
+
+
+def engine_parser(reasoning: str | None = "qwen3") -> ChatOutputParser:
+    p = ChatOutputParser(tokenizer(), None, reasoning, enable_auto_tools=True)
+    p.tool_cls = _MarkupDropper
+    p.engine_based = p.reasoning_cls is None or p.reasoning_cls.engine_based
+    return p
+
+
+def test_engine_based_tool_choice_none_uses_parser_content() -> None:
+    p = engine_parser()
+    msg = p.parse("<think>r</think>" + CALL + " tail", [], ctx(tool_choice="none"))
+    assert msg["content"] == " tail" and msg["tool_calls"] == []
+    delta, _ = p.stream(None, "hi", [1], ctx(tool_choice="none", prompt_token_ids=PROMPT_CLOSED),
+                        finished=False)
+    assert delta is not None and delta.content == "hi" and delta.tool_calls == []
+
+
+def test_engine_based_no_calls_returns_parser_content() -> None:
+    p = engine_parser()
+    msg = p.parse("<think>r</think>text <tool_call></tool_call>", [], ctx())
+    assert msg["content"] == "text " and msg["tool_calls"] == []
+
+
+def test_legacy_reasoning_makes_pipeline_not_engine_based() -> None:
+    p = engine_parser("deepseek_r1")
+    assert not p.engine_based
+    msg = p.parse("r</think>text <tool_call></tool_call>", [], ctx(tool_choice="none"))
+    assert msg["content"] == "text <tool_call></tool_call>"
+
+
+def test_kimi_id_style_counts_history() -> None:
+    p = ChatOutputParser(tokenizer(), "hermes", None, enable_auto_tools=True,
+                         tool_call_id_type="kimi_k2")
+    assert p.tool_cls is not None
+    p.tool_cls.supports_required_and_named = True
+    try:
+        named = {"type": "function", "function": {"name": "get_time"}}
+        msg = p.parse("{}", [], ctx(tool_choice=named, history_tool_call_cnt=3))
+        assert msg["tool_calls"][0]["id"] == "functions.get_time:3"
+        delta, _ = p.stream(None, "{}", [1], ctx(tool_choice=named, history_tool_call_cnt=2),
+                            finished=False)
+        assert delta is not None and delta.tool_calls[0].id == "functions.get_time:2"
+    finally:
+        p.tool_cls.supports_required_and_named = False
+
+
+def test_hunyuan_multi_token_chunk_is_a_stream_error() -> None:
+    p = ChatOutputParser(tokenizer("synthetic-multi"), None, "hunyuan_a13b", enable_auto_tools=False)
+    with pytest.raises(StreamParseError):
+        p.stream(None, "ab", [64, 65], ctx(tools=None, tool_choice="none"), finished=False)
+
+
+def test_tool_parser_without_auto_tools_is_inactive() -> None:
+    from tokenfront.config import ModelOptions
+    from tokenfront.parsers.pipeline import build_output_parser
+
+    options = ModelOptions(model=str(MODELS / "qwen3"), tool_call_parser="hermes")
+    assert build_output_parser(options, tokenizer()) is None
