@@ -107,3 +107,34 @@ def test_reasoning_vector(vec: dict[str, Any]) -> None:
         reasoning, content = _stream(parser, vec["model_output"])
     problems = check_result(vec, reasoning=reasoning, content=content)
     assert not problems, problems
+
+
+class _MistralV13Vocab:
+    """A stand-in for a v13+ Mistral tokenizer: only the special tokens matter here."""
+
+    all_special_tokens = ["[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]", "</s>"]
+
+    def get_vocab(self) -> dict[str, int]:
+        return {tok: i for i, tok in enumerate(self.all_special_tokens)}
+
+
+def _mistral_vectors() -> list[dict[str, Any]]:
+    return [
+        vec
+        for vec in load_vectors("mistral", kind="reasoning", mode="non_streaming")
+        if {"reasoning", "content"} & set(vec["asserted"]) and "v11" not in vec["source"]
+    ]
+
+
+@pytest.mark.parametrize("vec", _mistral_vectors(), ids=vector_id)
+def test_mistral_reasoning_vector(vec: dict[str, Any]) -> None:
+    parser = get_reasoning_parser("mistral")(_MistralV13Vocab(), ParseContext())
+    reasoning, content = parser.extract_reasoning(vec["model_output"])
+    problems = check_result(vec, reasoning=reasoning, content=content)
+    assert not problems, problems
+
+
+def test_mistral_without_think_tokens_has_no_reasoning() -> None:
+    parser = get_reasoning_parser("mistral")(tokenizer(), ParseContext())
+    assert parser.extract_reasoning("[THINK]a[/THINK]b") == (None, "[THINK]a[/THINK]b")
+    assert parser.is_reasoning_end([1, 2, 3])
