@@ -28,6 +28,7 @@ PARSERS = [
     "ernie45",
     "glm45",
     "glm47",
+    "granite",
     "kimi_k2",
     "minimax_m2",
     "olmo3",
@@ -101,6 +102,23 @@ def test_reasoning_vector(vec: dict[str, Any]) -> None:
     ):
         vec["expected"]["reasoning"] = None
     parser = _make(vec)
+    if "single_call" in vec:
+        # One streaming call after `previous_text` (fed as one earlier chunk).
+        call = vec["single_call"]
+        if (call["previous_text"] or "") + call["delta_text"] != call["current_text"]:
+            pytest.skip("inconsistent previous/current/delta texts: a stateless-call artefact")
+        state = parser.initial_state(None)
+        tok = tokenizer()
+        if call["previous_text"]:
+            prev = call["previous_text"]
+            parser.stream(state, prev, tok.encode(prev, add_special_tokens=False))
+        delta, _ = parser.stream(
+            state, call["delta_text"], tok.encode(call["delta_text"], add_special_tokens=False)
+        )
+        reasoning = delta.reasoning if delta else None
+        content = delta.content if delta else None
+        assert not check_result(vec, reasoning=reasoning, content=content)
+        return
     if vec["mode"] == "non_streaming":
         reasoning, content = parser.extract_reasoning(vec["model_output"])
     else:
