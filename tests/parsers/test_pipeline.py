@@ -330,3 +330,19 @@ def test_tool_parser_without_auto_tools_is_inactive() -> None:
 
     options = ModelOptions(model=str(MODELS / "qwen3"), tool_call_parser="hermes")
     assert build_output_parser(options, tokenizer()) is None
+
+
+SAMPLES = [
+    "<think>\nplan <tool_ thing\n</think>\n\nText <tool_call>\n"
+    '{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2]}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>',
+    "<think>\nshort\n</think>\n\n<tool_call>\n"
+    '{"name": "get_weather", "arguments": {"city": "東京 🧠"}}\n</tool_call> trailing <tool',
+    "No think at all <tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\": \"U",
+]
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_stream_concatenation_does_not_depend_on_chunking(text: str) -> None:
+    results = {json.dumps(joined(stream_all(parser(), text, ctx(), per))) for per in (1, 2, 3, 7)}
+    assert len(results) == 1, results
