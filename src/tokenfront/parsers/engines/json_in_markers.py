@@ -62,6 +62,8 @@ class JsonInMarkersToolParser(ToolParser):
             calls = []
             for closed, open_tail in pattern.findall(text):
                 obj: Any = json.loads(closed if closed else open_tail)
+                if not isinstance(obj["name"], str):  # vLLM's FunctionCall rejects it
+                    raise TypeError("tool name must be a string")
                 calls.append(
                     ToolCall(
                         name=obj["name"],
