@@ -1,0 +1,121 @@
+"""Parity with vLLM 0.33.0, replayed in process (no server processes, so the whole corpus fits CI).
+
+Two corpora in the shared parity format, each case its own test:
+- the shared public corpus (`../shared/parity/golden-public.jsonl`, its `configs.json`);
+- the project's parser corpus (`tests/golden/vllm-parsers.jsonl`, `tests/golden/configs.json`),
+  recorded from a real vLLM 0.33.0 by `scripts/record_vllm_golden.py`.
+Each config's app is built once from the same CLI arguments `tokenfront serve` gets, and cases go
+through the real ASGI stack with Starlette's TestClient; answers are compared with the shared
+harness's own normalisation (`paritylib.compare_result`). Skipped with the reason when ../shared
+(the model directories and the harness) is absent. Deliberate deviations from vLLM are listed in
+`docs/deviations.md` and in `tests/golden/deviations.json` (case ids skipped here, with the reason).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("TOKENFRONT_SHARED", REPO.parent / "shared"))
+PARITY = SHARED / "parity"
+GOLDEN_DIR = REPO / "tests" / "golden"
+
+CORPORA: list[tuple[str, Path, Path]] = [
+    ("public", PARITY / "golden-public.jsonl", PARITY / "configs.json"),
+    ("parsers", GOLDEN_DIR / "vllm-parsers.jsonl", GOLDEN_DIR / "configs.json"),
+]
+
+pytestmark = pytest.mark.skipif(
+    not (PARITY / "paritylib.py").is_file(),
+    reason=f"shared parity material not found at {PARITY} (in-process parity skipped)",
+)
+
+
+def _paritylib() -> ModuleType:
+    if str(PARITY) not in sys.path:
+        sys.path.insert(0, str(PARITY))
+    import paritylib
+
+    return paritylib
+
+
+def _deviations() -> dict[str, str]:
+    path = GOLDEN_DIR / "deviations.json"
+    if not path.is_file():
+        return {}
+    data: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _cases() -> list[Any]:
+    if not (PARITY / "paritylib.py").is_file():
+        return []
+    lib = _paritylib()
+    params = []
+    for corpus, golden, configs_file in CORPORA:
+        if not golden.is_file():
+            continue
+        configs = lib.load_configs(configs_file)
+        for case in lib.read_jsonl(golden):
+            if case["config"] in configs:
+                params.append(pytest.param(corpus, case, id=case["id"]))
+    return params
+
+
+@cache
+def _client(corpus: str, config_name: str) -> Any:
+    """A TestClient over the app `tokenfront serve` builds for this config."""
+    from starlette.testclient import TestClient
+
+    from tokenfront import cli
+    from tokenfront.api.app import create_app
+    from tokenfront.tokenization.registry import ModelRegistry
+
+    lib = _paritylib()
+    configs_file = dict((c, f) for c, _, f in CORPORA)[corpus]
+    cfg = lib.load_configs(configs_file)[config_name]
+    argv = [
+        "serve",
+        "--model",
+        str(SHARED / cfg["model"]),
+        "--served-model-name",
+        cfg.get("served_model_name", Path(cfg["model"]).name),
+        *cfg.get("args", []),
+    ]
+    args = cli.build_parser().parse_args(cli.normalize_argv(argv))
+    options = cli.model_options_from_args(args)
+    settings = cli.server_settings_from_args(args)
+    app = create_app(ModelRegistry.load(options), settings)
+    client = TestClient(app, raise_server_exceptions=False)
+    client.__enter__()
+    return client
+
+
+@pytest.mark.parametrize(("corpus", "case"), _cases())
+def test_matches_vllm(corpus: str, case: dict[str, Any]) -> None:
+    reason = _deviations().get(case["id"])
+    if reason:
+        pytest.skip(f"deliberate deviation from vLLM 0.33.0: {reason}")
+    from tokenfront.parsers import registry
+
+    config = _paritylib().load_configs(dict((c, f) for c, _, f in CORPORA)[corpus])[case["config"]]
+    args = config.get("args", [])
+    for flag, known in (
+        ("--tool-call-parser", registry.tool_parser_names),
+        ("--reasoning-parser", registry.reasoning_parser_names),
+    ):
+        if flag in args and args[args.index(flag) + 1] not in known():
+            pytest.skip(f"{flag} {args[args.index(flag) + 1]} is not implemented")
+    lib = _paritylib()
+    client = _client(corpus, case["config"])
+    got = lib.run_case(client, str(client.base_url).rstrip("/"), case)
+    diffs = lib.compare_result(case, case, got)
+    assert not diffs, "\n".join(diffs)
