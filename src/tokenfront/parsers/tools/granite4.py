@@ -158,9 +158,9 @@ class Granite4ToolParser(JsonToolParser):
                                   name=name, arguments=args)
                 )
                 state["streamed"].append(args or "")
-            content = "".join(texts) or None
-            if content or deltas:
-                return DeltaMessage(content=content, tool_calls=deltas)
+            joined = "".join(texts) or None
+            if joined or deltas:
+                return DeltaMessage(content=joined, tool_calls=deltas)
         except Exception:
             return None
         return None

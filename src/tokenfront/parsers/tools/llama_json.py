@@ -145,7 +145,7 @@ class LlamaJsonToolParser(JsonToolParser):
                 sent = len(streamed[tool])
                 args_json = dumps(args)
                 prev_args = state["prev"][tool].get("arguments")
-                diff = None
+                diff: str | None = None
                 if complete[tool]:
                     diff = args_json[sent:]
                 elif prev_args:
