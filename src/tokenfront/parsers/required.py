@@ -17,9 +17,23 @@ def _valid_definition(item: Any) -> bool:
     if item.get("description") is not None and not isinstance(item["description"], str):
         return False
     for flag in ("strict", "defer_loading"):
-        if item.get(flag) is not None and not isinstance(item[flag], bool):
+        if item.get(flag) is not None and not _lax_bool(item[flag]):
             return False
     return True
+
+
+_BOOL_STRINGS = {"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"}
+
+
+def _lax_bool(value: Any) -> bool:
+    """Whether pydantic's lax bool validation accepts this JSON value."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return value in (0, 1)
+    if isinstance(value, float):
+        return value in (0.0, 1.0)
+    return isinstance(value, str) and value.strip().lower() in _BOOL_STRINGS
 
 
 def parse_required_calls(content: str) -> list[tuple[str, str]]:
