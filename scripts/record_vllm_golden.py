@@ -78,7 +78,8 @@ def build_chat_request(config: dict[str, Any], case: golden_cases.Case) -> dict[
 def record_config(
     lib: Any, name: str, config: dict[str, Any], models_root: Path, template: str, port: int, logs: Path
 ) -> list[dict[str, Any]]:
-    model_dir = models_root / config["model"]
+    model = config["model"]
+    model_dir = ROOT / model.removeprefix("repo:") if model.startswith("repo:") else models_root / model
     cmd = lib.format_command(
         template,
         model=str(model_dir),

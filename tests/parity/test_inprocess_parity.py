@@ -31,6 +31,11 @@ GOLDEN_DIR = REPO / "tests" / "golden"
 CORPORA: list[tuple[str, Path, Path]] = [
     ("public", PARITY / "golden-public.jsonl", PARITY / "configs.json"),
     ("parsers", GOLDEN_DIR / "vllm-parsers.jsonl", GOLDEN_DIR / "configs.json"),
+    *[
+        (path.stem.removeprefix("vllm-"), path, GOLDEN_DIR / f"configs-{path.stem.removeprefix('vllm-')}.json")
+        for path in sorted(GOLDEN_DIR.glob("vllm-*.jsonl"))
+        if path.name != "vllm-parsers.jsonl"
+    ],
 ]
 
 pytestmark = pytest.mark.skipif(
@@ -70,6 +75,13 @@ def _cases() -> list[Any]:
     return params
 
 
+def _model_dir(model: str) -> Path:
+    """Config model paths are relative to ../shared, or to the repository with a `repo:` prefix."""
+    if model.startswith("repo:"):
+        return REPO / model.removeprefix("repo:")
+    return SHARED / model
+
+
 @cache
 def _client(corpus: str, config_name: str) -> Any:
     """A TestClient over the app `tokenfront serve` builds for this config."""
@@ -85,7 +97,7 @@ def _client(corpus: str, config_name: str) -> Any:
     argv = [
         "serve",
         "--model",
-        str(SHARED / cfg["model"]),
+        str(_model_dir(cfg["model"])),
         "--served-model-name",
         cfg.get("served_model_name", Path(cfg["model"]).name),
         *cfg.get("args", []),
