@@ -123,9 +123,9 @@ class LlamaJsonToolParser(JsonToolParser):
             if tool >= 0:
                 args = current.get("arguments")
                 if args:
-                    diff = dumps(args)[len(streamed[tool]) :]
-                    delta = args_delta(tool, diff)
-                    streamed[tool] += diff
+                    tail = dumps(args)[len(streamed[tool]) :]
+                    delta = args_delta(tool, tail)
+                    streamed[tool] += tail
             state["tool"] = len(calls) - 1
             state["name_sent"] = False
             streamed.append("")
@@ -145,7 +145,7 @@ class LlamaJsonToolParser(JsonToolParser):
                 sent = len(streamed[tool])
                 args_json = dumps(args)
                 prev_args = state["prev"][tool].get("arguments")
-                diff: str | None = None
+                diff = None
                 if complete[tool]:
                     diff = args_json[sent:]
                 elif prev_args:
