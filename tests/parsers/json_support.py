@@ -214,7 +214,7 @@ def check_vector(vec: dict[str, Any]) -> list[str]:
     model = MODEL_OF[name]
     request = vec.get("request") or {}
     tools = vec.get("tools")
-    choice = request.get("tool_choice") or ("auto" if tools is not None else "auto")
+    choice = request.get("tool_choice") or "auto"
     problems: list[str] = []
     if vec["mode"] in ("non_streaming", "both"):
         pipe = pipeline(name, model)
@@ -245,12 +245,8 @@ def direct_stream(name: str, model: str, chunks: list, tools: list | None, choic
     assert tool is not None
     state = tool.initial_state()
     out = []
-    for i, (text, ids) in enumerate(chunks):
-        delta = tool.stream(state, text, ids)
+    for text, ids in chunks:
+        out.append(delta_dict(tool.stream(state, text, ids)))
         state = json.loads(json.dumps(state))
-        if i == len(chunks) - 1:
-            flushed = tool.finish(state)
-            if flushed is not None:
-                out.append(delta_dict(flushed))
-        out.insert(len(out) - (1 if i == len(chunks) - 1 and flushed is not None else 0), delta_dict(delta))
+    out.append(delta_dict(tool.finish(state)))
     return out
