@@ -10,6 +10,7 @@ format models field by field, since the string is compared byte for byte.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -317,7 +318,18 @@ def _output_format(so: StructuredOutputsParams) -> Fmt | None:
         return regex(so.regex)
     if so.choice is not None:
         return {"type": "or", "elements": [const(c) for c in so.choice]}
+    if so.grammar is not None and _is_ebnf(so.grammar):
+        return {"type": "grammar", "grammar": so.grammar}
     return None
+
+
+def _is_ebnf(grammar: str) -> bool:
+    """vLLM's test: some non-comment line defines a rule with `::=` (else it is Lark)."""
+    for line in grammar.split("\n"):
+        line = re.sub(r"(#|//).*$", "", line).strip()
+        if line and "::=" in line:
+            return True
+    return False
 
 
 def apply_structural_tag(
