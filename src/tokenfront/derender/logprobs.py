@@ -79,26 +79,17 @@ def resolve_logprobs(
         return {"content": None}
     context = list(initial_context)
     content: list[LogprobEntry] = []
+    token_string = view.token_string
     for entry in logprobs.content:
         tops = entry.top_logprobs if top_limit is None else entry.top_logprobs[:top_limit]
-        decoded = view.token_strings([entry.token_id, *(t.token_id for t in tops)])
-        token = decoded[0]
-        if token is None:
-            token_str, token_bytes = "", None
-        else:
-            token_str, token_bytes = token, _utf8(token)
-            if token_str.endswith(REPLACEMENT_CHAR):
-                token_str = correct_token(view, entry.token_id, context)
-                token_bytes = _utf8(token_str)
+        token_str, token_bytes = _resolve_one(
+            view, token_string(entry.token_id), entry.token_id, context
+        )
         top_out: list[LogprobEntry] = []
-        for top, text in zip(tops, decoded[1:], strict=True):
-            if text is None:
-                top_str, top_bytes = "", None
-            else:
-                top_str, top_bytes = text, _utf8(text)
-                if top_str.endswith(REPLACEMENT_CHAR):
-                    top_str = correct_token(view, top.token_id, context)
-                    top_bytes = _utf8(top_str)
+        for top in tops:
+            top_str, top_bytes = _resolve_one(
+                view, token_string(top.token_id), top.token_id, context
+            )
             top_out.append({"token": top_str, "logprob": top.logprob, "bytes": top_bytes})
         content.append(
             {
@@ -110,6 +101,22 @@ def resolve_logprobs(
         )
         context.append(entry.token_id)
     return {"content": content}
+
+
+def _resolve_one(
+    view: TokenizerView,
+    decoded: tuple[str, list[int]] | None,
+    token_id: int,
+    context: Sequence[int],
+) -> tuple[str, list[int] | None]:
+    """A candidate's string and bytes; a trailing U+FFFD is repaired from the context."""
+    if decoded is None:
+        return "", None
+    text, raw = decoded
+    if text.endswith(REPLACEMENT_CHAR):
+        text = correct_token(view, token_id, context)
+        return text, _utf8(text)
+    return text, raw
 
 
 def to_completion_logprobs(

@@ -50,7 +50,7 @@ class TokenizerView:
             self.tokens_to_string = decoder.decode
         else:
             self.tokens_to_string = " ".join
-        self._single_cache: dict[int, str] = {}
+        self._single_cache: dict[int, tuple[str, list[int]]] = {}
         # Without clean-up, transformers' decode is the backend's decode plus overhead.
         cleanup = bool(getattr(tokenizer, "clean_up_tokenization_spaces", True))
         if cleanup and backend is not None and type(backend.model).__name__ == "BPE":
@@ -122,27 +122,32 @@ class TokenizerView:
         return str(self.tokenizer.decode(list(token_ids)))
 
     def decode_single(self, token_id: int) -> str:
-        """`decode([id])`, cached (bounded by the vocabulary size)."""
+        """`decode([id])` (uncached; see `token_string`)."""
+        return self.decode([token_id]) or ""
+
+    def token_string(self, token_id: int) -> tuple[str, list[int]] | None:
+        """One id decoded on its own (SentencePiece leading spaces restored) and its UTF-8
+        bytes; None for an id without a vocabulary entry.  Cached per id."""
         cached = self._single_cache.get(token_id)
-        if cached is None:
-            cached = self.decode([token_id]) or ""
-            if 0 <= token_id < self.length:
-                self._single_cache[token_id] = cached
-        return cached
+        if cached is not None:
+            return cached
+        piece = self.id_to_token(token_id) if 0 <= token_id < 2**32 else None
+        if piece is None:
+            return None
+        text = self.decode_single(token_id)
+        if self.space_marker is not None:
+            text = _restore_leading_spaces(piece, text, self.space_marker)
+        entry = (text, list(text.encode("utf-8", errors="replace")))
+        if 0 <= token_id < self.length:
+            self._single_cache[token_id] = entry
+        return entry
 
     def token_strings(self, token_ids: Sequence[int]) -> list[str | None]:
         """Each id decoded on its own, SentencePiece leading spaces restored; None if unknown."""
         out: list[str | None] = []
-        marker = self.space_marker
         for tid in token_ids:
-            piece = self.id_to_token(tid) if 0 <= tid < 2**32 else None
-            if piece is None:
-                out.append(None)
-                continue
-            text = self.decode_single(tid)
-            if marker is not None:
-                text = _restore_leading_spaces(piece, text, marker)
-            out.append(text)
+            entry = self.token_string(tid)
+            out.append(None if entry is None else entry[0])
         return out
 
 
@@ -233,36 +238,44 @@ def detokenize_delta(
     skip_special_tokens: bool,
     spaces_between_special_tokens: bool,
 ) -> tuple[str, DetokWindow]:
-    """Decode `token_ids` after `window`; returns the new text and the advanced window."""
-    tokens = window.tokens
-    prefix = window.prefix_offset
-    read = window.read_offset
-    use_plain = view.is_fast or not view.added_vocab
+    """Decode `token_ids` after `window`; returns the new text and the advanced window.
+
+    Each id is one step of vLLM's `detokenize_incrementally`: decode the window from
+    `prefix` to `read` and from `prefix` to the end, emit the difference unless it is
+    empty or ends in U+FFFD, then drop everything before the new `prefix`.
+    """
+    # Nothing before min(prefix, read, len) is ever read again: start from there.
+    start = min(window.prefix_offset, window.read_offset, len(window.tokens))
+    tokens = window.tokens[start:]
+    prefix = window.prefix_offset - start
+    read = window.read_offset - start
+    if view.is_fast or not view.added_vocab:
+        join = view.tokens_to_string
+    else:
+
+        def join(pieces: list[str]) -> str:
+            return view.tokens_to_string_with_added(
+                pieces, skip_special_tokens, spaces_between_special_tokens
+            )
+
+    skip = view.special_ids if skip_special_tokens else frozenset()
+    length = view.length
+    id_to_token = view.id_to_token
     parts: list[str] = []
     for tid in token_ids:
-        if 0 <= tid < view.length:
-            new = view.ids_to_tokens((tid,), skip_special_tokens)
+        if 0 <= tid < length:
+            if tid not in skip:
+                tokens.append(id_to_token(tid) or "")
         else:
-            new = [""]
-        start = min(prefix, read, len(tokens))
-        current = tokens[start:] + new
-        lo, hi = prefix - start, read - start
-        if use_plain:
-            prefix_text = view.tokens_to_string(current[lo:hi])
-            full_text = view.tokens_to_string(current[lo:])
-        else:
-            prefix_text = view.tokens_to_string_with_added(
-                current[lo:hi], skip_special_tokens, spaces_between_special_tokens
-            )
-            full_text = view.tokens_to_string_with_added(
-                current[lo:], skip_special_tokens, spaces_between_special_tokens
-            )
-        total = len(tokens) + len(new)
+            tokens.append("")
+        prefix_text = join(tokens[prefix:read])
+        full_text = join(tokens[prefix:])
         if len(full_text) > len(prefix_text) and not full_text.endswith(REPLACEMENT_CHAR):
             parts.append(full_text[len(prefix_text) :])
-            prefix, read = read, total
-        # Keep only what the next step can still read, rebased to the new prefix.
-        tokens = (tokens + new)[prefix:]
-        read -= prefix
-        prefix = 0
+            prefix, read = read, len(tokens)
+        if prefix:
+            # Keep only what the next step can still read, rebased to the new prefix.
+            del tokens[:prefix]
+            read -= prefix
+            prefix = 0
     return "".join(parts), DetokWindow(tokens, prefix, read)
