@@ -56,6 +56,9 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "ernie45": ToolParserTraits("base"),
     "jamba": ToolParserTraits("skip_if_tools"),
     "lfm2": ToolParserTraits("skip_if_tools"),
+    # Group C (vLLM classes: qwen3_json = hermes, olmo3 = pythonic base).
+    "qwen3_json": ToolParserTraits("skip_if_tools", "hermes"),
+    "olmo3": ToolParserTraits("base"),
 }
 # glm45's default strict level is FUNCTION (the others default to AUTO).
 _FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})

@@ -1,0 +1,82 @@
+"""`olmo3`: newline-separated Python calls, optionally inside `<function_calls>...</function_calls>`.
+
+    <function_calls>get_weather(city="Paris", unit=null)
+    search(query="ramen")</function_calls>
+
+The calls (the block's body if there is one, else the whole output) are joined into a
+`[call, call]` list and parsed like `pythonic`; JSON literals (`true`, `null`) are allowed.
+Once a block parses, text outside it is dropped. Streaming only treats output that starts
+with `<` as tool markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolParser
+from tokenfront.parsers.engines.python_calls import (
+    calls_in_module,
+    close_partial,
+    diff_calls,
+    looks_like_call_list,
+    new_streaming_state,
+    parse_module,
+    unstreamed_call_args,
+)
+from tokenfront.parsers.registry import tool_parser
+
+OPEN, CLOSE = "<function_calls>", "</function_calls>"
+_BLOCK = re.compile(r"<function_calls>(.*?)</function_calls>", re.DOTALL)
+
+
+def _as_list(lines: str) -> str:
+    return "[" + ", ".join(line.strip() for line in lines.splitlines() if line.strip()) + "]"
+
+
+@tool_parser("olmo3")
+class Olmo3ToolParser(ToolParser):
+    name = "olmo3"
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        block = _BLOCK.search(text)
+        source = _as_list(block.group(1).strip() if block else text)
+        if not looks_like_call_list(source):
+            return ExtractedToolCalls(False, [], text)
+        try:
+            calls = calls_in_module(parse_module(source))
+        except Exception:
+            return ExtractedToolCalls(False, [], text)
+        return ExtractedToolCalls(True, calls, None)
+
+    def initial_state(self) -> JSONState:
+        return new_streaming_state()
+
+    def remaining_args(self, state: JSONState) -> str:
+        return unstreamed_call_args(state)
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        if "text" not in state:
+            state.update(new_streaming_state())
+        state["text"] += delta_text
+        current = state["text"]
+        if not current.startswith("<"):
+            return DeltaMessage(content=delta_text)
+        current = current.removeprefix(OPEN)
+        current = current.removesuffix(CLOSE)
+        try:
+            closed = close_partial(current)
+            if closed is None:
+                return None
+            valid, added = closed
+            calls = calls_in_module(parse_module(_as_list(valid)))
+            deltas = diff_calls(state, calls, added + "]")
+        except Exception:
+            return None
+        if deltas:
+            return DeltaMessage(tool_calls=deltas)
+        if not added and state["cur"] > 0:
+            return DeltaMessage(content="")
+        return None
