@@ -140,3 +140,66 @@ def test_token_strings_restore_spm_leading_space(spm) -> None:
     ids = spm.encode("the cat", add_special_tokens=False)
     assert view.token_strings(ids) == [" the", " c", "at"]
     assert view.token_strings([10**6]) == [None]
+
+
+def _reference(tok, prompt, ids, skip):
+    """vLLM's per-token algorithm written plainly over the transformers API (no rebasing)."""
+    if prompt:
+        prev = tok.convert_ids_to_tokens(prompt[-7:], skip_special_tokens=skip)
+        prev = [t if t is not None else "" for t in prev]
+        read = len(prev)
+        prefix = max(read - 5, 0)
+    else:
+        prev, prefix, read = [], 0, 0
+    out = []
+    for tid in ids:
+        if 0 <= tid < len(tok):
+            new = tok.convert_ids_to_tokens([tid], skip_special_tokens=skip)
+            new = [t if t is not None else "" for t in new]
+        else:
+            new = [""]
+        total = prev + new
+        prefix_text = tok.convert_tokens_to_string(total[prefix:read])
+        full = tok.convert_tokens_to_string(total[prefix:])
+        prev = total
+        if len(full) <= len(prefix_text) or full.endswith(REPLACEMENT_CHAR):
+            out.append("")
+            continue
+        out.append(full[len(prefix_text) :])
+        prefix, read = read, len(total)
+    return out
+
+
+@pytest.mark.parametrize("folder", ["qwen3", "synthetic-spm", "llama3"])
+def test_matches_reference_algorithm_on_random_ids(folder) -> None:
+    tok = _tokenizer(folder)
+    view = tokenizer_view(tok)
+    rng = random.Random(folder)
+    specials = list(view.special_ids)
+    for _ in range(60):
+
+        def pick():
+            roll = rng.random()
+            if roll < 0.1 and specials:
+                return rng.choice(specials)
+            if roll < 0.13:
+                return len(tok) + rng.randint(0, 50)
+            if roll < 0.5:
+                return rng.randrange(min(len(tok), 600))  # byte / short pieces
+            return rng.randrange(len(tok))
+
+        prompt = [pick() for _ in range(rng.randint(0, 10))]
+        prompt = [t for t in prompt if t < len(tok)]
+        ids = [pick() for _ in range(rng.randint(1, 25))]
+        skip = rng.random() < 0.5
+        expected = _reference(tok, prompt, ids, skip)
+        window = seed_window(view, prompt, skip)
+        got = []
+        start = 0
+        while start < len(ids):
+            n = rng.randint(1, 4)
+            text, window = detokenize_delta(view, window, ids[start : start + n], skip, True)
+            got.append(text)
+            assert text == "".join(expected[start : start + n])
+            start += n
+        assert len(window.tokens) <= len(prompt) + len(ids) + 1
