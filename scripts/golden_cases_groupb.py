@@ -15,6 +15,11 @@ def gigachat3(calls: list[Call]) -> str:
     return "".join(f'<|function_call|>{{"name": "{n}", "arguments": {_json(a)}}}' for n, a in calls)
 
 
+def apertus(calls: list[Call]) -> str:
+    body = ", ".join(f'{{"{n}": {_json(a)}}}' for n, a in calls)
+    return f"<|tools_prefix|>[{body}]<|tools_suffix|>"
+
+
 def granite_20b_fc(calls: list[Call]) -> str:
     return " ".join(f'<function_call> {{"name": "{n}", "arguments": {_json(a)}}}' for n, a in calls)
 
@@ -72,8 +77,42 @@ gc.FORMATS.update(
     }
 )
 
+gc.FORMATS.update(
+    {
+        "poolside_v1": ParserFormat(
+            gc.glm45,
+            malformed="<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris",
+            extra_outputs={
+                "empty_name": "<tool_call></tool_call>Hi",
+                "no_args": "<tool_call>get_weather\n</tool_call>",
+                "python_literal": "<tool_call>search\n<arg_key>query</arg_key><arg_value>q</arg_value>"
+                "<arg_key>filters</arg_key><arg_value>{'a': True, 'b': None}</arg_value>"
+                "<arg_key>limit</arg_key><arg_value> 7 </arg_value></tool_call>",
+                "duplicate_key": "<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>A</arg_value>"
+                "<arg_key>city</arg_key><arg_value>B</arg_value></tool_call>",
+                "escapes": '<tool_call>search\n<arg_key>query</arg_key><arg_value>line1\nline "2" \\ tab\t</arg_value></tool_call>',
+                "cut_in_string": "<tool_call>search\n<arg_key>query</arg_key><arg_value>partial va",
+            },
+        ),
+        "apertus": ParserFormat(
+            apertus,
+            think=None,
+            malformed='<|tools_prefix|>[{"get_weather": {"city": "Paris"}',
+            extra_outputs={
+                "text_after": '<|tools_prefix|>[{"search": {"query": "x"}}]<|tools_suffix|> Done.',
+                "trailing_in_block": '<|tools_prefix|>[{"search": {"query": "x"}}] tail<|tools_suffix|>',
+                "no_suffix": '<|tools_prefix|>[{"search": {"query": "x", "limit": 10}}]',
+                "single_object": '<|tools_prefix|>{"search": {"query": "x"}}<|tools_suffix|>',
+                "numbers": '<|tools_prefix|>[{"search": {"query": "x", "score": 12.5, "limit": 100}}]<|tools_suffix|>',
+                "empty_args": '<|tools_prefix|>[{"get_weather": {}}]<|tools_suffix|>',
+            },
+        ),
+    }
+)
+
 gc.REASONING_FORMATS.update(
     {
+        "poolside_v1": ("<think>", "</think>"),
         "ling3": ("<think>", "</think>"),
         "nemotron_v3": ("<think>", "</think>"),
         "granite_thinking": ("<think>", "\n</think>\n\n"),

@@ -129,6 +129,9 @@ class ChatOutputParser:
         else:
             reasoning, content = None, text
         calls, content = self._extract_tool_calls(tool, content, ctx)
+        normalizer = getattr(self.reasoning_cls, "output_normalizer", None)
+        if normalizer is not None:  # vLLM's family-level output rewrite (MiniCPM-V)
+            reasoning, content = normalizer.message(reasoning, content)
 
         if not ctx.include_reasoning:
             reasoning = None
@@ -247,6 +250,11 @@ class ChatOutputParser:
             delta = DeltaMessage()  # finished without output: sent unparsed
         else:
             delta = self._parse_delta(st, delta_text, delta_ids, ctx, finished)
+            normalizer = getattr(self.reasoning_cls, "output_normalizer", None)
+            if normalizer is not None:
+                if "norm" not in st:
+                    st["norm"] = normalizer.initial_state()
+                delta = normalizer.delta(st["norm"], delta, finished)
             if delta is not None and delta.tool_calls:
                 if self.keeps_tool_calls(ctx):
                     st["tools_streamed"] = True
@@ -317,6 +325,13 @@ class ChatOutputParser:
             delta = DeltaMessage(content=delta_text)
 
         if finished:
+            # vLLM's finalize_generation: a stream that ends inside reasoning may promote
+            # text to content (`get_streaming_fallback_content`).
+            if rp is not None and not st["re"]:
+                promoted = rp.fallback_content(st["r"])
+                if promoted:
+                    delta = delta or DeltaMessage()
+                    delta.content = (delta.content or "") + promoted
             if tool is not None and delta is not None and delta.tool_calls:
                 last = delta.tool_calls[-1]
                 last.arguments = (last.arguments or "") + tool.remaining_args(st["t"])

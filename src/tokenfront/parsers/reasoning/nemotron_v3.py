@@ -1,0 +1,108 @@
+"""nemotron_v3 and granite_thinking_parser: the Qwen3 `<think>` / `<tool_call>` grammar.
+
+Both trim trailing whitespace off the reasoning. When `enable_thinking` is false or
+`force_nonempty_content` is true, output without content has its reasoning promoted to content
+(one-shot: swapped; streaming: the streamed reasoning is appended as content when the stream
+ends inside reasoning). Granite 4.2 also drops the newlines its template writes after
+`</think>` and only reports the end of reasoning once real content starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from functools import cache
+
+from tokenfront.parsers.base import DeltaMessage, JSONState
+from tokenfront.parsers.engines.reasoning_grammar import (
+    Grammar,
+    GrammarReasoningParser,
+    GrammarSpec,
+    enable_thinking_only,
+)
+from tokenfront.parsers.reasoning.qwen3 import xml_call_grammar
+from tokenfront.parsers.registry import reasoning_parser
+
+
+@cache
+def _nemotron(thinking: bool) -> Grammar:
+    return dataclasses.replace(xml_call_grammar(thinking), strip_trailing_reasoning_ws=True)
+
+
+@cache
+def _granite_thinking(thinking: bool) -> Grammar:
+    return _nemotron(thinking)
+
+
+@reasoning_parser("nemotron_v3")
+class NemotronV3ReasoningParser(GrammarReasoningParser):
+    spec = GrammarSpec(_nemotron, enable_thinking_only)
+
+    def _forces_content(self) -> bool:
+        kwargs = self.ctx.chat_template_kwargs or {}
+        return kwargs.get("enable_thinking") is False or kwargs.get("force_nonempty_content") is True
+
+    def _promote(self, reasoning: str | None, content: str | None) -> tuple[str | None, str | None]:
+        if self._forces_content() and (content is None or not content.strip()):
+            return content, reasoning
+        return reasoning, content
+
+    def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
+        return self._promote(*super().extract_reasoning(text))
+
+    def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
+        state = super().initial_state(prompt_token_ids)
+        state["sr"] = ""  # every reasoning text streamed so far (for the promotion)
+        return state
+
+    def _to_delta(
+        self, st: JSONState, events: list[tuple[str, str]], *, finished: bool
+    ) -> DeltaMessage | None:
+        delta = super()._to_delta(st, events, finished=finished)
+        if delta is not None and delta.reasoning is not None:
+            st["sr"] += delta.reasoning
+        return delta
+
+    def fallback_content(self, state: JSONState) -> str | None:
+        if not self._forces_content():
+            return None
+        return state.get("sr") or None
+
+
+@reasoning_parser("granite_thinking_parser")
+class GraniteThinkingReasoningParser(NemotronV3ReasoningParser):
+    spec = GrammarSpec(_granite_thinking, enable_thinking_only)
+
+    def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
+        reasoning, content = GrammarReasoningParser.extract_reasoning(self, text)
+        absent = content is None
+        if content is not None:
+            content = content.lstrip("\n") or None
+        if self._forces_content() and absent:
+            return content, reasoning
+        return reasoning, content
+
+    def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
+        state = super().initial_state(prompt_token_ids)
+        state["cs"] = False  # content started (first non-newline content seen)
+        return state
+
+    def _to_delta(
+        self, st: JSONState, events: list[tuple[str, str]], *, finished: bool
+    ) -> DeltaMessage | None:
+        delta = super()._to_delta(st, events, finished=finished)
+        if delta is None or delta.content is None or st["cs"]:
+            return delta
+        stripped = delta.content.lstrip("\n")
+        if stripped:
+            st["cs"] = True
+            delta.content = stripped
+            return delta
+        delta.content = None
+        return delta if delta.reasoning is not None else None
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> tuple[DeltaMessage | None, bool]:
+        delta, ended = super().stream(state, delta_text, delta_ids)
+        return delta, ended and state["cs"]

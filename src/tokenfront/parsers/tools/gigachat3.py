@@ -1,0 +1,147 @@
+"""gigachat3: one JSON call after `<|function_call|>` (or `function call<|role_sep|>\\n`).
+
+    Let me check.<|function_call|>{"name": "get_weather", "arguments": {"city": "Paris"}}
+
+Content is the text before `<|message_sep|>` / `<|function_call|>`; a trailing `</s>` is
+dropped. Streaming follows vLLM's parser: text is content until the opener is seen in the
+accumulated text, then the name is sent whole and the raw `arguments` text is streamed as it
+grows (the closing brace of the outer object held back once the arguments parse).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    ExtractedToolCalls,
+    JSONState,
+    ToolCall,
+    random_tool_call_id,
+)
+from tokenfront.parsers.engines.json_calls import (
+    JsonToolParser,
+    args_delta,
+    dumps,
+    name_delta,
+    no_calls,
+)
+from tokenfront.parsers.registry import tool_parser
+
+CALL_RE = re.compile(r"(?:function call<\|role_sep\|>\n|<\|function_call\|>)(.*)", re.DOTALL)
+CONTENT_RE = re.compile(r"^(.*?)(?:<\|message_sep\|>|<\|function_call\|>)", re.DOTALL)
+NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)"', re.DOTALL)
+ARGS_RE = re.compile(r'"arguments"\s*:\s*(.*)', re.DOTALL)
+EOS = "</s>"
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, strict=False)
+
+
+@tool_parser("gigachat3")
+class GigaChat3ToolParser(JsonToolParser):
+    name = "gigachat3"
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        if text.rstrip().endswith(EOS):
+            text = text[: text.rfind(EOS)]
+        call: Any = None
+        found = CALL_RE.search(text)
+        if found:
+            try:
+                call = _loads(found.group(1))
+            except json.JSONDecodeError:
+                return no_calls(text)
+            if not (isinstance(call, dict) and "name" in call and "arguments" in call):
+                call = None
+            elif not isinstance(call["arguments"], dict):
+                call = None
+        content_match = CONTENT_RE.search(text)
+        content = content_match.group(1) if content_match else text
+        if not call:
+            return no_calls(content or None)
+        args = call["arguments"]
+        arguments = args if isinstance(args, str) else dumps(args)
+        return ExtractedToolCalls(
+            tools_called=True,
+            tool_calls=[ToolCall(name=call["name"], arguments=arguments)],
+            content=content or None,
+        )
+
+    def initial_state(self) -> JSONState:
+        state = super().initial_state()
+        state.update({"started": False, "content_ended": False})
+        return state
+
+    def step(
+        self,
+        state: JSONState,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        delta_ids: list[int],
+    ) -> DeltaMessage | None:
+        found = CALL_RE.search(current_text)
+        if not state["started"]:
+            content: str | None = None
+            head = CONTENT_RE.search(delta_text)
+            if head:
+                content = head.group(1)
+                state["content_ended"] = True
+            elif not state["content_ended"]:
+                content = delta_text
+            if found:
+                state["started"] = True
+            if content:
+                return DeltaMessage(content=content)
+        if not found:
+            return None
+        tail = found.group(1).strip()
+        name_match = NAME_RE.search(tail)
+        func_name = name_match.group(1) if name_match else None
+        cur_args: str | None = None
+        args_match = ARGS_RE.search(tail)
+        if args_match:
+            cur_args = args_match.group(1).strip()
+            if cur_args.endswith(EOS):
+                cur_args = cur_args[: -len(EOS)]
+            if cur_args.endswith("}"):
+                candidate = cur_args[:-1].strip()
+                try:
+                    _loads(candidate)
+                    cur_args = candidate
+                except json.JSONDecodeError:
+                    pass
+        prev: list[dict[str, Any]] = state["prev"]
+        if not prev:
+            prev.append({})
+        if not state["name_sent"]:
+            if not func_name:
+                return None
+            state["name_sent"] = True
+            prev[0]["name"] = func_name
+            return name_delta(0, random_tool_call_id(), func_name)
+        if cur_args is None:
+            return None
+        prev_args = prev[0].get("arguments_str", "")
+        if not prev_args:
+            delta_args = cur_args
+        elif cur_args.startswith(prev_args):
+            delta_args = cur_args[len(prev_args) :]
+        else:
+            return None
+        if not delta_args:
+            return None
+        prev[0]["arguments_str"] = cur_args
+        try:
+            prev[0]["arguments"] = _loads(cur_args)
+        except json.JSONDecodeError:
+            prev[0]["arguments"] = {}
+        streamed: list[str] = state["streamed"]
+        if not streamed:
+            streamed.append("")
+        streamed[0] = cur_args
+        return args_delta(0, delta_args)
