@@ -280,3 +280,48 @@ def test_never_5xx(client, choices, chat_request, prompt, stream, endpoint, stat
             } | {"prompt": "x"}
     res = post(client, endpoint, body)
     assert res.status_code < 500, res.text
+
+
+def test_out_of_vocabulary_ids_like_vllm(client) -> None:
+    ok = post(
+        client,
+        CHAT,
+        {"generate_response": {"choices": [{"index": 0, "token_ids": [9707, 151700, 2**40]}]}},
+    )
+    assert ok.status_code == 200
+    assert ok.json()["choices"][0]["message"]["content"] == "Hello"
+    for path, body in (
+        (
+            CHAT,
+            {
+                "prompt_token_ids": [2**40],
+                "generate_response": {"choices": [{"index": 0, "token_ids": [1]}]},
+            },
+        ),
+        (
+            COMPLETION,
+            {
+                "prompt_token_ids": [[2**40]],
+                "generate_responses": [{"choices": [{"index": 0, "token_ids": [1]}]}],
+            },
+        ),
+        (
+            COMPLETION,
+            {
+                "stream": True,
+                "prompt_token_ids": [2**40],
+                "generate_chunk": {"choices": [{"index": 0, "token_ids": [1]}]},
+            },
+        ),
+        (
+            CHAT,
+            {
+                "stream": True,
+                "prompt_token_ids": [2**40],
+                "generate_chunk": {"choices": [{"index": 0, "token_ids": [1]}]},
+            },
+        ),
+    ):
+        res = post(client, path, body)
+        assert res.status_code == 400, body
+        assert res.json()["error"]["type"] == "BadRequestError"

@@ -72,21 +72,34 @@ def test_top_logprobs_over_max_logprobs(qwen3, settings) -> None:
     )
 
 
-def test_ids_outside_the_vocabulary(qwen3, settings) -> None:
+def test_ids_outside_the_vocabulary_follow_vllm(qwen3, settings) -> None:
+    """Unknown ids decode to nothing (as on vLLM); ids beyond 32 bits in the prompt or in
+    logprobs are the client's 400, never a 500."""
     size = qwen3.vocab_size
-    check_400(
-        qwen3, chat([{"index": 0, "token_ids": [1, size]}]), settings, "outside the vocabulary"
+    out = derender_chat(
+        qwen3, chat([{"index": 0, "token_ids": [9707, size + 31, 2**40]}]), settings
     )
-    check_400(
-        qwen3,
-        chat([{"index": 0, "token_ids": [1]}], prompt_token_ids=[2**40]),
-        settings,
-        "outside the vocabulary",
+    assert out["choices"][0]["message"]["content"] == "Hello"
+    out = derender_chat(
+        qwen3, chat([{"index": 0, "token_ids": [9707]}], prompt_token_ids=[size + 5]), settings
     )
-    lps = {"content": [{"token_id": -3, "logprob": -1.0}]}
-    check_400(
-        qwen3,
-        chat([{"index": 0, "token_ids": [1], "logprobs": lps}]),
-        settings,
-        "outside the vocabulary",
-    )
+    assert out["choices"][0]["message"]["content"] == "Hello"
+    lps = {
+        "content": [
+            {
+                "token_id": size + 1,
+                "logprob": -1.0,
+                "top_logprobs": [{"token_id": size + 1, "logprob": -1.0}],
+            }
+        ]
+    }
+    out = derender_chat(qwen3, chat([{"index": 0, "token_ids": [9707], "logprobs": lps}]), settings)
+    entry = out["choices"][0]["logprobs"]["content"][0]
+    assert entry["token"] == "" and entry["bytes"] is None
+    with pytest.raises(OverflowError):
+        derender_chat(
+            qwen3, chat([{"index": 0, "token_ids": [1]}], prompt_token_ids=[2**40]), settings
+        )
+    bad = {"content": [{"token_id": -3, "logprob": -1.0}]}
+    with pytest.raises(OverflowError):
+        derender_chat(qwen3, chat([{"index": 0, "token_ids": [1], "logprobs": bad}]), settings)

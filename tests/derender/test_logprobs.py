@@ -31,9 +31,11 @@ def lp(ids, tops=None):
 
 
 def test_top_limits_per_endpoint() -> None:
-    chat = lambda **kw: SimpleNamespace(
-        **{"logprobs": True, "top_logprobs": 0, "logprob_token_ids": None, **kw}
-    )  # noqa: E731
+    def chat(**kw):
+        return SimpleNamespace(
+            **{"logprobs": True, "top_logprobs": 0, "logprob_token_ids": None, **kw}
+        )  # noqa: E731
+
     assert chat_top_limit(None) is None
     assert chat_top_limit(chat(logprobs=False)) is None
     assert chat_top_limit(chat(top_logprobs=2)) == 2

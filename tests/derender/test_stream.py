@@ -163,7 +163,19 @@ def test_completion_stream_multibyte_across_chunks(qwen3, settings) -> None:
             {"choices": [{"index": 0, "token_ids": [1] * 40}]},
             "exceeds max_model_len",
         ),
-        ({}, {"choices": [{"index": 0, "token_ids": [10**7]}]}, "outside the vocabulary"),
+        (
+            {},
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "token_ids": [1],
+                        "logprobs": {"content": [{"token_id": -1, "logprob": 0.0}]},
+                    }
+                ]
+            },
+            "invalid stream_state",
+        ),
     ],
 )
 def test_chat_stream_errors(qwen3_small, settings, base, chunk, match) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tokenfront.api.errors import APIError, bad_request
+from tokenfront.api.errors import bad_request
 from tokenfront.protocol.generate import GenerateLogProbs, GenerateTokensResponse
 
 
@@ -68,36 +68,3 @@ def check_prompt_ids_length(
             raise bad_request(
                 f"prompt_token_ids length ({len(ids)}) exceeds max_model_len ({max_model_len})."
             )
-
-
-def _first_outside(ids: Iterable[int], vocab_size: int) -> int | None:
-    for tid in ids:
-        if not 0 <= tid < vocab_size:
-            return tid
-    return None
-
-
-def check_vocab(ids: Iterable[int] | None, vocab_size: int, what: str) -> None:
-    """Token ids the tokenizer does not know are a client error (400), never a 500."""
-    if ids is None:
-        return
-    bad = _first_outside(ids, vocab_size)
-    if bad is not None:
-        raise vocab_error(bad, vocab_size, what)
-
-
-def check_logprob_vocab(logprobs: GenerateLogProbs | None, vocab_size: int) -> None:
-    if logprobs is None or not logprobs.content:
-        return
-    for entry in logprobs.content:
-        if not 0 <= entry.token_id < vocab_size:
-            raise vocab_error(entry.token_id, vocab_size, "logprobs.content[].token_id")
-        for top in entry.top_logprobs:
-            if not 0 <= top.token_id < vocab_size:
-                raise vocab_error(top.token_id, vocab_size, "logprobs top_logprobs[].token_id")
-
-
-def vocab_error(token_id: int, vocab_size: int, what: str) -> APIError:
-    return bad_request(
-        f"{what} contains token id {token_id}, outside the vocabulary (size {vocab_size})."
-    )

@@ -8,12 +8,7 @@ from typing import Any
 from tokenfront.api.errors import bad_request
 from tokenfront.config import ServerSettings
 from tokenfront.derender import bounds
-from tokenfront.derender.common import (
-    check_response_vocab,
-    check_seed_vocab,
-    finish_reason_for_chat,
-    usage,
-)
+from tokenfront.derender.common import finish_reason_for_chat, usage
 from tokenfront.derender.decode import decode_output, decode_params, seed
 from tokenfront.derender.logprobs import chat_top_limit, resolve_logprobs
 from tokenfront.derender.parsing import build_parse_context, parse_message
@@ -30,7 +25,7 @@ PARSER_NEEDS_CHAT_REQUEST = (
 def check_chat_request(
     model: ServedModel, request: DerenderChatRequest, settings: ServerSettings
 ) -> None:
-    """Everything vLLM rejects before it decodes (bounds, missing `chat_request`), plus vocab."""
+    """Everything vLLM rejects before it decodes (bounds, missing `chat_request`)."""
     gen = request.generate_response
     bounds.check_response_bounds(
         [gen], settings.max_n_sequences, model.max_model_len, model.options.max_logprobs
@@ -41,11 +36,6 @@ def check_chat_request(
     for choice in gen.choices:
         if not choice.token_ids:
             raise bad_request(f"choice {choice.index} has empty or null token_ids")
-    check_response_vocab(model, [gen])
-    seed_ids = (
-        request.prompt_token_ids if request.prompt_token_ids is not None else gen.prompt_token_ids
-    )
-    check_seed_vocab(model, seed_ids)
 
 
 def assistant_message(

@@ -9,7 +9,7 @@ from typing import Any
 from tokenfront.api.errors import bad_request
 from tokenfront.config import ServerSettings
 from tokenfront.derender import bounds
-from tokenfront.derender.common import check_response_vocab, check_seed_vocab, usage
+from tokenfront.derender.common import usage
 from tokenfront.derender.decode import decode_output, decode_params, seed
 from tokenfront.derender.logprobs import (
     completion_top_limit,
@@ -34,7 +34,7 @@ def _seed_ids(request: DerenderCompletionRequest) -> list[list[int] | None]:
 def check_completion_request(
     model: ServedModel, request: DerenderCompletionRequest, settings: ServerSettings
 ) -> None:
-    """vLLM's pre-decode checks (empty list, bounds, prompt lengths) plus vocab."""
+    """vLLM's pre-decode checks (empty list, bounds, prompt lengths, empty outputs)."""
     if not request.generate_responses:
         raise bad_request("generate_responses must not be empty")
     bounds.check_response_bounds(
@@ -51,9 +51,6 @@ def check_completion_request(
                 raise bad_request(
                     f"choice {choice.index} in response {gen.request_id} has empty or null token_ids"
                 )
-    check_response_vocab(model, request.generate_responses)
-    for ids in _seed_ids(request):
-        check_seed_vocab(model, ids)
 
 
 def derender_completion(

@@ -11,7 +11,7 @@ from tokenfront.api.errors import APIError, bad_request
 from tokenfront.config import ServerSettings
 from tokenfront.derender import bounds
 from tokenfront.derender.chat import PARSER_NEEDS_CHAT_REQUEST
-from tokenfront.derender.common import check_seed_vocab, finish_reason_for_chat
+from tokenfront.derender.common import finish_reason_for_chat
 from tokenfront.derender.decode import DecodeParams, decode_params, seed
 from tokenfront.derender.logprobs import (
     chat_top_limit,
@@ -71,12 +71,6 @@ def _usage(chunk: GenerateTokensStreamResponse, prompt_tokens: int | None) -> di
     }
 
 
-def _check_chunk_vocab(model: ServedModel, chunk: GenerateTokensStreamResponse) -> None:
-    for choice in chunk.choices:
-        bounds.check_vocab(choice.token_ids, model.vocab_size, f"choice {choice.index} token_ids")
-        bounds.check_logprob_vocab(choice.logprobs, model.vocab_size)
-
-
 def _drop(
     model: ServedModel, choice: GenerateTokensStreamChoice, request: Any | None
 ) -> tuple[list[int], list[int], int | str | None]:
@@ -131,7 +125,6 @@ def derender_chat_chunk(
     if state is not None and (model.parser is not None or state.from_vllm):
         prior = state.output_tokens
     _check_chat(model, request, prior)
-    _check_chunk_vocab(model, request.generate_chunk)
     model_name = request.model or model.name
     try:
         if model.parser is not None:
@@ -179,7 +172,6 @@ def _chat_plain(
             if request.prompt_token_ids is not None
             else chunk.prompt_token_ids
         )
-        check_seed_vocab(model, seed_ids)
         state = StreamState(window=seed(view, seed_ids, params))
     return_token_ids = bool(chat_request is not None and chat_request.return_token_ids)
     top_limit = chat_top_limit(chat_request)
@@ -315,7 +307,6 @@ def _chat_parsed(
     prompt_ids = request.prompt_token_ids
     ctx = build_parse_context(model, chat_request, prompt_ids)
     if state is None or state.from_vllm:
-        check_seed_vocab(model, prompt_ids)
         fresh_window = seed(view, prompt_ids, params)
         if state is None:
             state = StreamState(window=fresh_window)
@@ -325,7 +316,6 @@ def _chat_parsed(
             state.from_vllm = False
     stepper = _ChatStepper(model, view, params, chat_request, ctx, state)
     if state.replay_chunk_lens:
-        bounds.check_vocab(state.replay_ids, model.vocab_size, "stream_state output_token_ids")
         replay_ids, replay_lens = state.replay_ids, state.replay_chunk_lens
         state.replay_ids, state.replay_chunk_lens = [], []
         stepper.replay(replay_ids, replay_lens)
@@ -412,7 +402,6 @@ def derender_completion_chunk(
                 f"exceeds max_model_len ({model.max_model_len})."
             )
         bounds.check_logprobs_bounds(choice.logprobs, choice.index, model.max_model_len, -1)
-    _check_chunk_vocab(model, chunk)
 
     view = tokenizer_view(model.tokenizer)
     params = decode_params(view, completion_request)
@@ -422,7 +411,6 @@ def derender_completion_chunk(
             if request.prompt_token_ids is not None
             else chunk.prompt_token_ids
         )
-        check_seed_vocab(model, seed_ids)
         state = StreamState(window=seed(view, seed_ids, params))
     top_limit = completion_top_limit(completion_request)
     return_token_ids = bool(completion_request is not None and completion_request.return_token_ids)

@@ -70,15 +70,21 @@ class TokenizerView:
 
     # ---- id -> token string
     def id_to_token(self, token_id: int) -> str | None:
-        """The vocabulary piece of an id (None when the tokenizer has none)."""
+        """The vocabulary piece of an id; None when the tokenizer has none.
+
+        Like the `tokenizers` binding, an id that does not fit in 32 unsigned bits raises
+        `OverflowError` (which vLLM answers as a 400).
+        """
         pieces = self._pieces
         if 0 <= token_id < len(pieces):
             piece = pieces[token_id]
             if piece is _UNSET:
                 piece = pieces[token_id] = self._backend.id_to_token(token_id)
             return piece  # type: ignore[no-any-return]
+        if not 0 <= token_id < 2**32:
+            raise OverflowError(f"token id {token_id} does not fit in the tokenizer's id type")
         if self._backend is not None:
-            return self._backend.id_to_token(token_id) if 0 <= token_id < 2**32 else None
+            return self._backend.id_to_token(token_id)  # type: ignore[no-any-return]
         token = self.tokenizer.convert_ids_to_tokens(token_id)
         return token if isinstance(token, str) else None
 
@@ -116,7 +122,7 @@ class TokenizerView:
 
     # ---- plain decode
     def decode(self, token_ids: Sequence[int]) -> str:
-        """`tokenizer.decode(ids)` (special tokens kept)."""
+        """`tokenizer.decode(ids)` (special tokens kept; unknown ids decode to nothing)."""
         if self._raw_decode is not None:
             return str(self._raw_decode(list(token_ids), skip_special_tokens=False))
         return str(self.tokenizer.decode(list(token_ids)))
@@ -131,7 +137,7 @@ class TokenizerView:
         cached = self._single_cache.get(token_id)
         if cached is not None:
             return cached
-        piece = self.id_to_token(token_id) if 0 <= token_id < 2**32 else None
+        piece = self.id_to_token(token_id)
         if piece is None:
             return None
         text = self.decode_single(token_id)
