@@ -1,0 +1,109 @@
+"""plamo3: reasoning until `<|plamo:end_think:plamo|>` (multi-token text markers).
+
+The PLaMo 3 grammar (`tools/plamo3.py`) with tool parsing skipped: output starts in reasoning
+unless `enable_thinking` is false; the tool-requests opener and the end-of-turn tag also end
+it. The prompt decides nothing (its markers are several tokens); a cut-off marker at the end of
+the reasoning is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.engines.reasoning_grammar import (
+    END,
+    REASONING,
+    START,
+    TEXT,
+    Grammar,
+    GrammarReasoningParser,
+    GrammarSpec,
+)
+from tokenfront.parsers.registry import reasoning_parser
+from tokenfront.parsers.tools.plamo3 import EOT, THINK, TOOL_MARKERS, UnfinishedMarkers
+
+PRE, NAME, ARGS, BETWEEN = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
+CALL_START, CALL_END = "TOOL_CALL_START", "TOOL_CALL_END"
+
+
+@cache
+def _plamo3(thinking: bool) -> Grammar:
+    rows = [
+        (TEXT, "TOOL_REQUESTS_START", PRE, ()),
+        (PRE, "TOOL_REQUEST_START", PRE, ()),
+        (PRE, "TOOL_NAME_START", NAME, (CALL_START,)),
+        (NAME, "TOOL_NAME_END", PRE, ()),
+        (PRE, "TOOL_ARGS_START", ARGS, ()),
+        (ARGS, "TOOL_ARGS_END", BETWEEN, ()),
+        (BETWEEN, "TOOL_REQUEST_END", PRE, (CALL_END,)),
+        (PRE, "TOOL_REQUESTS_END", TEXT, ()),
+        (REASONING, "EOT", TEXT, (END,)),
+        *[(s, "EOT", TEXT, ()) for s in (TEXT, PRE, NAME, ARGS, BETWEEN)],
+    ]
+    if thinking:
+        rows += [
+            (REASONING, "THINK_START", REASONING, ()),
+            (TEXT, "THINK_START", REASONING, (START,)),
+            (REASONING, "THINK_END", TEXT, (END,)),
+            (TEXT, "THINK_END", TEXT, ()),
+            (REASONING, "TOOL_REQUESTS_START", PRE, (END,)),
+        ]
+    terminals = {**(THINK if thinking else {}), **TOOL_MARKERS}
+    return Grammar(
+        terminals={k: (v,) for k, v in terminals.items()},
+        transitions={(s, t): (n, e) for s, t, n, e in rows},
+        token_id_terminals={"EOT": EOT, **(THINK if thinking else {})},
+        initial_state=REASONING if thinking else TEXT,
+        wait_for_reasoning=thinking,
+        strip_trailing_reasoning_ws=False,
+    )
+
+
+def _enable_thinking(kwargs: dict[str, Any]) -> bool:
+    return bool(kwargs.get("enable_thinking", True))
+
+
+@reasoning_parser("plamo3")
+class Plamo3ReasoningParser(GrammarReasoningParser):
+    spec = GrammarSpec(_plamo3, _enable_thinking, plain_when_off=False)
+
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        literals = [lit for lits in self.c.grammar.terminals.values() for lit in lits]
+        self.unfinished = UnfinishedMarkers(tokenizer, literals)
+        self.start_seq = self._encode(THINK["THINK_START"])
+        self.end_seq = self._encode(THINK["THINK_END"])
+
+    def _encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
+        if not self.thinking:
+            return True
+        ids = list(token_ids)
+        eot = self.vocab_id(EOT)
+        for i in range(len(ids) - 1, -1, -1):
+            if ids[i : i + len(self.end_seq)] == self.end_seq:
+                return True
+            if ids[i : i + len(self.start_seq)] == self.start_seq:
+                return False
+            if eot is not None and ids[i] == eot:
+                return False
+        return False
+
+    def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
+        ids = list(token_ids)
+        if not self.thinking:
+            return ids
+        n = len(self.end_seq)
+        for i in range(len(ids) - n, -1, -1):
+            if ids[i : i + n] == self.end_seq:
+                return ids[i + n :]
+        return ids
+
+    def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
+        reasoning, content = super().extract_reasoning(text)
+        return self.unfinished.strip(reasoning), content

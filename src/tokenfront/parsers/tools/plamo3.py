@@ -1,0 +1,258 @@
+"""`plamo3`: PLaMo 3 tool requests, with JSON arguments written as they are streamed.
+
+    <|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>
+    <|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>
+    <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{...}
+    <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>
+    <|plamo:end_tool_requests:plamo|>
+
+The markers are written with several tokens, so they are matched as text. Output starts in
+reasoning unless `enable_thinking` is false (`<|plamo:begin_think:plamo|>` /
+`<|plamo:end_think:plamo|>`), and `<|plamo:tag|>` ends the turn. Arguments are the raw JSON
+text (no schema conversion); a marker cut off at the very end is dropped from names, reasoning,
+content and argument tails.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, JSONState, ParseContext, ToolCall
+from tokenfront.parsers.engines.xml_params import (
+    E_ARGS,
+    E_CALL_END,
+    E_CALL_START,
+    E_REASONING_END,
+    E_REASONING_START,
+    S_ARGS,
+    S_BETWEEN,
+    S_CONTENT,
+    S_NAME,
+    S_PREAMBLE,
+    S_REASONING,
+    Event,
+    Grammar,
+    MarkupToolParser,
+)
+from tokenfront.parsers.registry import tool_parser
+
+MARKER_HEAD = "<|plamo:"
+THINK = {"THINK_START": "<|plamo:begin_think:plamo|>", "THINK_END": "<|plamo:end_think:plamo|>"}
+EOT = "<|plamo:tag|>"
+TOOL_MARKERS = {
+    "TOOL_REQUESTS_START": "<|plamo:begin_tool_requests:plamo|>",
+    "TOOL_REQUESTS_END": "<|plamo:end_tool_requests:plamo|>",
+    "TOOL_REQUEST_START": "<|plamo:begin_tool_request:plamo|>",
+    "TOOL_REQUEST_END": "<|plamo:end_tool_request:plamo|>",
+    "TOOL_NAME_START": "<|plamo:begin_tool_name:plamo|>",
+    "TOOL_NAME_END": "<|plamo:end_tool_name:plamo|>",
+    "TOOL_ARGS_START": "<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>",
+    "TOOL_ARGS_END": "<|plamo:end_tool_arguments:plamo|>",
+    "EOT": EOT,
+}
+
+_THINK_ROWS = {
+    (S_REASONING, "THINK_START"): (S_REASONING, ()),
+    (S_CONTENT, "THINK_START"): (S_REASONING, (E_REASONING_START,)),
+    (S_REASONING, "THINK_END"): (S_CONTENT, (E_REASONING_END,)),
+    (S_CONTENT, "THINK_END"): (S_CONTENT, ()),
+    (S_REASONING, "TOOL_REQUESTS_START"): (S_PREAMBLE, (E_REASONING_END,)),
+}
+_TOOL_ROWS = {
+    (S_CONTENT, "TOOL_REQUESTS_START"): (S_PREAMBLE, ()),
+    (S_PREAMBLE, "TOOL_REQUEST_START"): (S_PREAMBLE, ()),
+    (S_PREAMBLE, "TOOL_NAME_START"): (S_NAME, (E_CALL_START,)),
+    (S_NAME, "TOOL_NAME_END"): (S_PREAMBLE, ()),
+    (S_PREAMBLE, "TOOL_ARGS_START"): (S_ARGS, ()),
+    (S_ARGS, "TOOL_ARGS_END"): (S_BETWEEN, ()),
+    (S_BETWEEN, "TOOL_REQUEST_END"): (S_PREAMBLE, (E_CALL_END,)),
+    (S_PREAMBLE, "TOOL_REQUESTS_END"): (S_CONTENT, ()),
+    # The end-of-turn tag never reaches the output.
+    (S_REASONING, "EOT"): (S_CONTENT, (E_REASONING_END,)),
+    **{(s, "EOT"): (S_CONTENT, ()) for s in (S_CONTENT, S_PREAMBLE, S_NAME, S_ARGS, S_BETWEEN)},
+}
+
+
+def _json_scan() -> dict[str, Any]:
+    return {"buf": "", "depth": 0, "str": False, "esc": False}
+
+
+def _feed_json(scan: dict[str, Any], text: str) -> str:
+    """Argument text that is safe to stream; a top-level closer stays in `scan["buf"]`."""
+    out: list[str] = []
+    for ch in text:
+        scan["buf"] += ch
+        if scan["esc"]:
+            scan["esc"] = False
+        elif scan["str"]:
+            if ch == "\\":
+                scan["esc"] = True
+            elif ch == '"':
+                scan["str"] = False
+        elif ch == '"':
+            scan["str"] = True
+        elif ch in "{[":
+            scan["depth"] += 1
+        elif ch in "}]":
+            if scan["depth"] > 0:
+                scan["depth"] -= 1
+            if scan["depth"] == 0:
+                continue
+        out.append(scan["buf"])
+        scan["buf"] = ""
+    return "".join(out)
+
+
+class RawJsonArgs:
+    """Arguments are the model's JSON text itself (vLLM's engine without an argument converter)."""
+
+    def convert(self, raw: str, partial: bool) -> str:
+        return raw.strip() or "{}"
+
+    def open_value(self, raw: str) -> None:
+        return None
+
+    def extend(self, state: Any, delta: str) -> None:
+        return None
+
+
+@cache
+def plamo3_grammar(thinking: bool) -> Grammar:
+    return Grammar(
+        name="plamo3",
+        terminals={**(THINK if thinking else {}), **TOOL_MARKERS},
+        token_terminals={"EOT": EOT, **(THINK if thinking else {})},
+        transitions={**(_THINK_ROWS if thinking else {}), **_TOOL_ROWS},
+        codec=RawJsonArgs(),
+        strip_trailing_reasoning_ws=False,
+        drop_ws_only_content_before_tools=True,
+        strip_content_ws_with_tools=False,
+    )
+
+
+def plamo3_thinking(ctx: ParseContext) -> bool:
+    return bool((ctx.chat_template_kwargs or {}).get("enable_thinking", True))
+
+
+class UnfinishedMarkers:
+    """Drops a trailing `<|plamo:...` that is a token-level prefix of a longer marker."""
+
+    def __init__(self, tokenizer: Any, literals: list[str]) -> None:
+        self.tokenizer = tokenizer
+        self.sequences = [tuple(self._encode(lit)) for lit in literals]
+
+    def _encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def strip(self, value: str | None) -> str | None:
+        if not value:
+            return value
+        at = value.rfind(MARKER_HEAD)
+        if at < 0:
+            return value
+        ids = tuple(self._encode(value[at:]))
+        if any(len(seq) > len(ids) and seq[: len(ids)] == ids for seq in self.sequences):
+            return value[:at] or None
+        return value
+
+
+@tool_parser("plamo3")
+class Plamo3ToolParser(MarkupToolParser):
+    name = "plamo3"
+    grammar = plamo3_grammar(True)
+    supports_required_and_named = False
+
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        self.unfinished = UnfinishedMarkers(tokenizer, list(self.g.terminals.values()))
+
+    def grammar_for(self, ctx: ParseContext) -> Grammar:
+        return plamo3_grammar(plamo3_thinking(ctx))
+
+    def initial_state(self, start: str = S_CONTENT) -> JSONState:
+        state = super().initial_state(start)
+        state["json"] = _json_scan()
+        return state
+
+    # JSON argument text is streamed character-wise, holding back a top-level closing
+    # brace or bracket until more argument text, the end of the arguments or the end of
+    # the output confirms it (vLLM's `tool_args_json`).
+    def _emit(self, state: JSONState, text: str) -> list[Event]:
+        if state["st"] != S_ARGS:
+            return super()._emit(state, text)
+        safe = _feed_json(state["json"], text)
+        return [(E_ARGS, safe, state["ti"])] if safe else []
+
+    def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        held: list[Event] = []
+        transition = self.g.transitions.get((state["st"], terminal))
+        if state["st"] == S_ARGS and transition is not None and transition[0] != S_ARGS:
+            if state["json"]["buf"]:
+                held.append((E_ARGS, state["json"]["buf"], state["ti"]))
+        events = super()._terminal(state, terminal, text)
+        if transition is not None and state["st"] == S_ARGS:
+            state["json"] = _json_scan()
+        elif held:
+            state["json"]["buf"] = ""
+        return held + events
+
+    def finish_events(self, state: JSONState) -> list[Event]:
+        events = super().finish_events(state)
+        held = state["json"]["buf"]
+        if held:
+            state["json"]["buf"] = ""
+            at = len(events) - 1 if events and events[-1][0] == E_CALL_END else len(events)
+            events.insert(at, (E_ARGS, held, state["ti"]))
+        return events
+
+    # Raw JSON arguments: streamed as written; a cut-off marker tail is held back when the
+    # arguments parse without it.
+    def _args_delta(self, slot: dict[str, Any], raw_delta: str) -> str | None:
+        slot["out"] += raw_delta
+        return raw_delta
+
+    def _flush_args(self, slot: dict[str, Any]) -> str | None:
+        return None
+
+    def _on_args(self, state: JSONState, index: int, text: str, calls: list[DeltaToolCall]) -> None:
+        slot = state["slots"][index]
+        at = text.rfind(MARKER_HEAD)
+        if at >= 0:
+            try:
+                json.loads(slot["args"] + text[:at])
+            except ValueError:
+                pass
+            else:
+                text = text[:at]
+        was_sent = slot["sent"]
+        super()._on_args(state, index, text, calls)
+        if text and not was_sent and slot["sent"]:
+            slot["out"] += text
+            calls.append(DeltaToolCall(index=index, arguments=text))
+
+    def _collect_calls(self, state: JSONState) -> list[ToolCall]:
+        for slot in state["slots"]:
+            slot["name"] = self.unfinished.strip(slot["name"]) or ""
+        return super()._collect_calls(state)
+
+    def events_to_delta(
+        self, state: JSONState, events: list[Any], finished: bool = False
+    ) -> DeltaMessage | None:
+        if finished:
+            for slot in state["slots"]:
+                if not slot["sent"]:
+                    slot["name"] = self.unfinished.strip(slot["name"]) or ""
+        delta = super().events_to_delta(state, events, finished)
+        if delta is None or not finished:
+            return delta
+        delta.reasoning = self.unfinished.strip(delta.reasoning)
+        if not self.skip_tool_parsing:
+            delta.content = self.unfinished.strip(delta.content)
+        for call in delta.tool_calls:
+            if call.name is not None and not (call.arguments or "").strip():
+                call.arguments = "{}"
+        if delta.reasoning is None and delta.content is None and not delta.tool_calls:
+            return None
+        return delta
