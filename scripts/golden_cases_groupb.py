@@ -20,6 +20,16 @@ def apertus(calls: list[Call]) -> str:
     return f"<|tools_prefix|>[{body}]<|tools_suffix|>"
 
 
+def hy_v3(calls: list[Call]) -> str:
+    inner = "".join(
+        f"<tool_call>{n}<tool_sep>"
+        + "".join(f"<arg_key>{k}</arg_key><arg_value>{gc._xml_value(v)}</arg_value>" for k, v in a.items())
+        + "</tool_call>"
+        for n, a in calls
+    )
+    return f"<tool_calls>{inner}</tool_calls>"
+
+
 def granite_20b_fc(calls: list[Call]) -> str:
     return " ".join(f'<function_call> {{"name": "{n}", "arguments": {_json(a)}}}' for n, a in calls)
 
@@ -110,8 +120,29 @@ gc.FORMATS.update(
     }
 )
 
+gc.FORMATS.update(
+    {
+        "hy_v3": ParserFormat(
+            hy_v3,
+            malformed="<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris",
+            extra_outputs={
+                "typed_values": "<tool_calls><tool_call>search<tool_sep><arg_key>query</arg_key><arg_value>42</arg_value>"
+                "<arg_key>limit</arg_key><arg_value>7</arg_value><arg_key>exact</arg_key><arg_value>TRUE</arg_value>"
+                "<arg_key>score</arg_key><arg_value>1e2</arg_value><arg_key>tags</arg_key><arg_value>['a', 'b']</arg_value>"
+                "<arg_key>other</arg_key><arg_value>{'x': None}</arg_value></tool_call></tool_calls>",
+                "no_outer_end": "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>",
+                "no_call_end": "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Oslo</arg_value>",
+                "escapes": '<tool_calls><tool_call>search<tool_sep><arg_key>query</arg_key><arg_value>a "q"\\n\ttab</arg_value></tool_call></tool_calls>',
+                "text_after": "<tool_calls><tool_call>get_weather<tool_sep></tool_call></tool_calls> after",
+                "unknown_tool": "<tool_calls><tool_call>lookup<tool_sep><arg_key>n</arg_key><arg_value>5</arg_value></tool_call></tool_calls>",
+            },
+        ),
+    }
+)
+
 gc.REASONING_FORMATS.update(
     {
+        "hy_v3": ("<think>", "</think>"),
         "poolside_v1": ("<think>", "</think>"),
         "ling3": ("<think>", "</think>"),
         "nemotron_v3": ("<think>", "</think>"),

@@ -1,0 +1,149 @@
+"""granite-20b-fc: JSON calls each after `<function_call>` (granite-20b-functioncalling).
+
+    Sure.<function_call> {"name": "get_weather", "arguments": {"city": "Paris"}}
+
+One-shot: every `<function_call>` starts a JSON object (decoded up to the next marker); any
+undecodable call makes the whole output content, else content is the text before the first
+marker. Streaming only treats output that starts with the marker as calls, and streams them
+the way the llama JSON parser does (partial JSON, arguments sent up to the stable prefix).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    ExtractedToolCalls,
+    JSONState,
+    ToolCall,
+    random_tool_call_id,
+)
+from tokenfront.parsers.engines.json_calls import (
+    ALLOW_ALL,
+    ALLOW_NO_PARTIAL_STR,
+    JsonToolParser,
+    MalformedJSON,
+    args_delta,
+    common_prefix,
+    dumps,
+    is_complete_json,
+    name_delta,
+    no_calls,
+    partial_loads,
+)
+from tokenfront.parsers.registry import tool_parser
+
+MARKER = "<function_call>"
+MARKER_RE = re.compile(r"<function_call>\s*")
+
+
+class _BadCall(Exception):
+    pass
+
+
+def _skip_space(i: int, text: str) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+@tool_parser("granite-20b-fc")
+class Granite20bFCToolParser(JsonToolParser):
+    name = "granite-20b-fc"
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        if MARKER not in text:
+            return no_calls(text)
+        decoder = json.JSONDecoder()
+        starts = list(MARKER_RE.finditer(text))
+        calls: list[ToolCall] = []
+        try:
+            for i, match in enumerate(starts):
+                stop = starts[i + 1].start() if i + 1 < len(starts) else None
+                obj = decoder.raw_decode(text[match.end() : stop])[0]
+                name = obj["name"]
+                if not isinstance(name, str):
+                    raise _BadCall(name)
+                calls.append(ToolCall(name=name, arguments=dumps(obj["arguments"])))
+        except Exception:
+            return no_calls(text)
+        content = text[: text.find(MARKER)]
+        return ExtractedToolCalls(tools_called=True, tool_calls=calls, content=content or None)
+
+    def step(
+        self,
+        state: JSONState,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        delta_ids: list[int],
+    ) -> DeltaMessage | None:
+        if len(current_text) < len(MARKER) and MARKER.startswith(current_text):
+            return None
+        if not current_text.startswith(MARKER):
+            return DeltaMessage(content=delta_text)
+        flags = ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR
+        try:
+            return self._advance(state, current_text, flags)
+        except Exception:
+            return None
+
+    def _advance(self, state: JSONState, text: str, flags: Any) -> DeltaMessage | None:
+        calls: list[Any] = []
+        complete: list[bool] = []
+        pos = _skip_space(len(MARKER), text)
+        try:
+            while pos < len(text):
+                obj, used = partial_loads(text[pos:], flags)
+                complete.append(is_complete_json(text[pos : pos + used]))
+                pos = _skip_space(pos + used, text)
+                pos = _skip_space(pos + len(MARKER), text)
+                calls.append(obj)
+        except MalformedJSON:
+            return None
+        tool = state["tool"]
+        streamed: list[str] = state["streamed"]
+        current = calls[tool] if calls else {}
+        if not calls:
+            return None
+        if len(calls) > tool + 1:
+            delta = None
+            if tool >= 0:
+                args = current.get("arguments")
+                if args:
+                    tail = dumps(args)[len(streamed[tool]) :]
+                    delta = args_delta(tool, tail)
+                    streamed[tool] += tail
+            state["tool"] = len(calls) - 1
+            state["name_sent"] = False
+            streamed.append("")
+            return delta
+        delta = None
+        if not state["name_sent"]:
+            name = current.get("name")
+            if name:
+                if not isinstance(name, str):
+                    raise _BadCall(name)
+                delta = name_delta(tool, random_tool_call_id(), name)
+                state["name_sent"] = True
+        else:
+            args = current.get("arguments")
+            if args:
+                sent = len(streamed[tool])
+                args_json = dumps(args)
+                prev_args = state["prev"][tool].get("arguments")
+                diff = None
+                if complete[tool]:
+                    diff = args_json[sent:]
+                elif prev_args:
+                    prev_json = dumps(prev_args)
+                    if args_json != prev_json:
+                        diff = common_prefix(prev_json, args_json)[sent:]
+                if diff is not None:
+                    delta = args_delta(tool, diff)
+                    streamed[tool] += diff
+        state["prev"] = calls
+        return delta
