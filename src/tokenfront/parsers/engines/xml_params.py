@@ -101,6 +101,10 @@ class Grammar:
     validate_tool_names: bool = False
     # Surrounding whitespace of a call name is not part of it.
     strip_tool_names: bool = False
+    # False: arguments are only sent when a call closes (vLLM's stream_arg_deltas).
+    stream_arg_deltas: bool = True
+    # Without an open-value follower, re-convert only on deltas holding one of these.
+    arg_structural_chars: frozenset[str] | None = None
     # Derived: terminals touching tool states, those leaving them, reasoning-only markers.
     tool_terminals: frozenset[str] = field(init=False, default=frozenset())
     tool_exit_terminals: frozenset[str] = field(init=False, default=frozenset())
@@ -293,6 +297,10 @@ class MarkupToolParser(ToolParser):
     def grammar_for(self, ctx: ParseContext) -> Grammar:
         """The grammar for this request (a spec may pick one by chat template kwargs)."""
         return self.grammar
+
+    def convert_args(self, raw: str, partial: bool, name: str) -> str:
+        """Raw argument markup of the call `name` -> JSON object text (the grammar's codec)."""
+        return self.g.codec.convert(raw, partial)
 
     # -- request facts --------------------------------------------------------------------
 
@@ -577,6 +585,8 @@ class MarkupToolParser(ToolParser):
 
     def _args_delta(self, slot: dict[str, Any], raw_delta: str) -> str | None:
         codec = self.g.codec
+        if not self.g.stream_arg_deltas:
+            return None
         if slot["ov"] is not None:
             piece = codec.extend(slot["ov"], raw_delta)
             if piece is not None:
@@ -585,8 +595,12 @@ class MarkupToolParser(ToolParser):
                 slot["out"] += piece
                 return piece
             slot["ov"] = None
+        elif self.g.arg_structural_chars is not None and self.g.arg_structural_chars.isdisjoint(
+            raw_delta
+        ):
+            return None
         try:
-            current = codec.convert(slot["args"], True)
+            current = self.convert_args(slot["args"], True, slot["name"])
         except (ValueError, TypeError):
             return None
         if not current:
@@ -604,7 +618,7 @@ class MarkupToolParser(ToolParser):
 
     def _flush_args(self, slot: dict[str, Any]) -> str | None:
         try:
-            final = self.g.codec.convert(slot["args"], False)
+            final = self.convert_args(slot["args"], False, slot["name"])
         except (ValueError, TypeError):
             return None
         if final:
@@ -630,7 +644,7 @@ class MarkupToolParser(ToolParser):
                 name, args = _name_and_args(body)
             elif body.strip():
                 try:
-                    args = self.g.codec.convert(body, False)
+                    args = self.convert_args(body, False, name)
                 except (ValueError, TypeError):
                     args = _name_and_args(body)[1]
             else:

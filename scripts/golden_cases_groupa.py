@@ -1,0 +1,123 @@
+"""Case formats for the group-A parser golden corpus (tests/golden/vllm-groupa.jsonl).
+
+Adds the output formats of the DeepSeek DSML, MiMo, LongCat, MiniMax-M3, dots and MiniCPM5
+families to `golden_cases.FORMATS` / `REASONING_FORMATS`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import golden_cases as gc
+from golden_cases import Call, ParserFormat
+
+
+def _val(v: object) -> str:
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
+def dsml(wrapper: str, tag: str = "｜DSML｜") -> gc.Callable[[list[Call]], str]:
+    def fmt(calls: list[Call]) -> str:
+        invokes = "".join(
+            f'<{tag}invoke name="{n}">\n'
+            + "".join(
+                f'<{tag}parameter name="{k}" string="{"true" if isinstance(v, str) else "false"}">'
+                f"{_val(v)}</{tag}parameter>\n"
+                for k, v in a.items()
+            )
+            + f"</{tag}invoke>\n"
+            for n, a in calls
+        )
+        return f"<{tag}{wrapper}>\n{invokes}</{tag}{wrapper}>"
+
+    return fmt
+
+
+def mimo(calls: list[Call]) -> str:
+    out = []
+    for n, a in calls:
+        params = "".join(f"<parameter={k}>{_val(v)}</parameter>\n" for k, v in a.items())
+        out.append(f"<tool_call>\n<function={n}>\n{params}</function>\n</tool_call>")
+    return "\n".join(out)
+
+
+def longcat(calls: list[Call]) -> str:
+    return "\n".join(
+        f'<longcat_tool_call>\n{{"name": "{n}", "arguments": {json.dumps(a, ensure_ascii=False)}}}\n</longcat_tool_call>'
+        for n, a in calls
+    )
+
+
+NS = "]<]minimax[>["
+
+
+def _m3_element(k: str, v: object) -> str:
+    if isinstance(v, dict):
+        inner = "".join(_m3_element(ck, cv) for ck, cv in v.items())
+        return f"{NS}<{k}>{inner}{NS}</{k}>"
+    if isinstance(v, list):
+        return "".join(_m3_element(k, item) for item in v)
+    return f"{NS}<{k}>{_val(v) if v is not None else 'null'}{NS}</{k}>"
+
+
+def minimax_m3(calls: list[Call]) -> str:
+    invokes = "".join(
+        f'{NS}<invoke name="{n}">\n' + "".join(_m3_element(k, v) + "\n" for k, v in a.items()) + f"{NS}</invoke>\n"
+        for n, a in calls
+    )
+    return f"{NS}<tool_call>\n{invokes}{NS}</tool_call>"
+
+
+def dots(calls: list[Call]) -> str:
+    invokes = "".join(
+        f'<invoke name="{n}">\n'
+        + "".join(f'<parameter name="{k}">{_val(v)}</parameter>\n' for k, v in a.items())
+        + "</invoke>\n"
+        for n, a in calls
+    )
+    return f"<dots_function_call>\n{invokes}</dots_function_call>"
+
+
+def minicpm5(calls: list[Call]) -> str:
+    return "\n".join(
+        f'<function name="{n}">\n'
+        + "".join(f'<param name="{k}">{_val(v)}</param>\n' for k, v in a.items())
+        + "</function>"
+        for n, a in calls
+    )
+
+
+_DS = "｜DSML｜"
+gc.FORMATS.update(
+    {
+        "deepseek_v32": ParserFormat(
+            dsml("function_calls"), think=None,
+            malformed=f'<{_DS}function_calls>\n<{_DS}invoke name="get_weather">\n<{_DS}parameter name="city" string="true">Paris',
+        ),
+        "deepseek_v4": ParserFormat(
+            dsml("tool_calls"),
+            malformed=f'<{_DS}tool_calls>\n<{_DS}invoke name="get_weather">\n<{_DS}parameter name="city" string="true">Paris',
+        ),
+        "deepseek_v41": ParserFormat(
+            dsml("calls", "｜DSML｜ "),
+            malformed=f'<{_DS} calls>\n<{_DS} invoke name="get_weather">\n<{_DS} parameter name="city" string="true">Paris',
+        ),
+        "mimo": ParserFormat(mimo, malformed="<tool_call>\n<function=get_weather>\n<parameter=city>Paris\n</function>"),
+        "longcat": ParserFormat(longcat, think=None, malformed='<longcat_tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"\n</longcat_tool_call>'),
+        "minimax_m3": ParserFormat(
+            minimax_m3, think=("<mm:think>", "</mm:think>"),
+            malformed=f'{NS}<tool_call>\n{NS}<invoke name="get_weather">\n{NS}<city>Paris',
+        ),
+        "dots": ParserFormat(dots, think=None, malformed='<dots_function_call>\n<invoke name="get_weather">\n<parameter name="city">Paris'),
+        "minicpm5": ParserFormat(minicpm5, think=None, malformed='<function name="get_weather">\n<param name="city">Paris'),
+    }
+)
+
+gc.REASONING_FORMATS.update(
+    {
+        "minicpmv": ("<think>", "</think>"),
+        "mimo": ("<think>", "</think>"),
+        "minimax_m3": ("<mm:think>", "</mm:think>"),
+        "deepseek_v4": ("<think>", "</think>"),
+    }
+)

@@ -1,0 +1,255 @@
+"""The DeepSeek DSML tool-call grammar as plain rows, shared by its tool and reasoning specs.
+
+    <think>...</think>                                   (V4 / V4.1 only)
+    <｜DSML｜tool_calls>                                 (V3.2: function_calls, V4.1: `<｜DSML｜ calls>`)
+    <｜DSML｜invoke name="NAME">
+    <｜DSML｜parameter name="KEY" string="true|false">VALUE</｜DSML｜parameter>
+    </｜DSML｜invoke>
+    </｜DSML｜tool_calls>
+
+A row is (state, terminal, next state, events) with the symbolic events "start" (reasoning
+start), "end" (reasoning end), "call" (call start) and "close" (call end); each engine maps
+them to its own event names. A tool block ends the turn: text after it is dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar
+
+import regex
+
+from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.engines.schema_types import tool_properties
+from tokenfront.parsers.engines.xml_params import (
+    E_CALL_END,
+    E_CALL_START,
+    E_REASONING_END,
+    E_REASONING_START,
+    Grammar,
+    MarkupToolParser,
+)
+from tokenfront.parsers.registry import tool_parser
+
+CONTENT, REASONING = "CONTENT", "REASONING"
+PRE, NAME, ARGS, BETWEEN = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
+Row = tuple[str, str, str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One spelling of the DSML markers."""
+
+    tool_start: tuple[str, ...]  # canonical spelling first
+    tool_end: str
+    invoke_prefix: str
+    invoke_end: str
+    param_start: str
+    param_close: str
+    reasoning: bool
+
+    def terminals(self) -> dict[str, str]:
+        out = {
+            "TOOL_END": self.tool_end,
+            "INVOKE_PREFIX": self.invoke_prefix,
+            "INVOKE_NAME_END": '">',
+            "INVOKE_END": self.invoke_end,
+            "PARAM_START": self.param_start,
+            "PARAM_CLOSE": self.param_close,
+        }
+        for i, spelling in enumerate(self.tool_start):
+            out[self.tool_start_names()[i]] = spelling
+        if self.reasoning:
+            out = {"THINK_START": "<think>", "THINK_END": "</think>", **out}
+        return out
+
+    def tool_start_names(self) -> list[str]:
+        return ["TOOL_START"] + [f"TOOL_START_{i}" for i in range(1, len(self.tool_start))]
+
+    def token_terminals(self) -> dict[str, str]:
+        out = {"TOOL_START": self.tool_start[0], "TOOL_END": self.tool_end}
+        if self.reasoning:
+            out = {"THINK_START": "<think>", "THINK_END": "</think>", **out}
+        return out
+
+    def rows(self, thinking: bool) -> list[Row]:
+        rows: list[Row] = []
+        if self.reasoning:
+            rows += [
+                (CONTENT, "THINK_START", REASONING, ("start",)),
+                (CONTENT, "THINK_END", CONTENT, ()),
+                (REASONING, "THINK_START", REASONING, ()),
+                (REASONING, "THINK_END", CONTENT, ("end",)),
+            ]
+        for start in self.tool_start_names():
+            if self.reasoning:
+                rows.append((REASONING, start, PRE, ("end",)))
+            rows += [(CONTENT, start, PRE, ()), (BETWEEN, start, PRE, ())]
+        rows += [
+            (PRE, "INVOKE_PREFIX", NAME, ("call",)),
+            (CONTENT, "INVOKE_PREFIX", NAME, ("call",)),
+            (NAME, "INVOKE_NAME_END", ARGS, ()),
+            (ARGS, "INVOKE_END", BETWEEN, ("close",)),
+            (ARGS, "TOOL_END", BETWEEN, ("close",)),
+            (BETWEEN, "INVOKE_PREFIX", NAME, ("call",)),
+            (BETWEEN, "TOOL_END", BETWEEN, ()),
+        ]
+        return rows
+
+
+_DS = "｜DSML｜"
+V32 = Dialect(
+    (f"<{_DS}function_calls>",), f"</{_DS}function_calls>", f'<{_DS}invoke name="',
+    f"</{_DS}invoke>", f"<{_DS}parameter", f"</{_DS}parameter>", reasoning=False,
+)  # fmt: skip
+V4 = Dialect(
+    (f"<{_DS}tool_calls>", f"<{_DS}toolcalls>", f"<{_DS}tool>"), f"</{_DS}tool_calls>",
+    f'<{_DS}invoke name="', f"</{_DS}invoke>", f"<{_DS}parameter", f"</{_DS}parameter>",
+    reasoning=True,
+)  # fmt: skip
+V41 = Dialect(
+    (f"<{_DS} calls>", f"<{_DS}toolcalls>", f"<{_DS}tool>"), f"</{_DS} calls>",
+    f'<{_DS} invoke name="', f"</{_DS} invoke>", f"<{_DS} parameter", f"</{_DS} parameter>",
+    reasoning=True,
+)  # fmt: skip
+
+
+def thinking_from_kwargs(kwargs: dict[str, object]) -> bool:
+    """DeepSeek V4: `thinking` / `enable_thinking`, default on; reasoning_effort "none" is off."""
+    if "thinking" not in kwargs and "enable_thinking" not in kwargs:
+        thinking = True
+    else:
+        thinking = bool(kwargs.get("thinking") or kwargs.get("enable_thinking"))
+    return thinking and kwargs.get("reasoning_effort") != "none"
+
+
+class DsmlParamCodec:
+    """`<PARAM name="K" string="true|false">V</PARAM>`: strings verbatim, others JSON when valid.
+
+    A missing `string` attribute counts as "false". No open-value follower: the engine
+    re-converts on deltas holding `>` (vLLM's arg_structural_chars).
+    """
+
+    def __init__(self, dialect: Dialect) -> None:
+        start, close = regex.escape(dialect.param_start), regex.escape(dialect.param_close)
+        head = rf'{start}\s+name="([^"]+)"(?:\s+string="([^"]*)")?\s*>'
+        self._param = regex.compile(rf"{head}(.*?)(?:{close}|(?={start}\s+name=))", regex.DOTALL)
+        self._partial = regex.compile(rf"{head}(.*)$", regex.DOTALL)
+
+    def convert(self, raw: str, partial: bool) -> str:
+        params: dict[str, object] = {}
+        last_end = 0
+        for m in self._param.finditer(raw):
+            name, is_str, value = m.group(1), m.group(2), m.group(3)
+            if is_str == "true":
+                params[name] = value
+            else:
+                try:
+                    params[name] = json.loads(value)
+                except ValueError:
+                    params[name] = value
+            last_end = m.end()
+        if partial:
+            pm = self._partial.search(raw, last_end)
+            if pm:
+                name, is_str, value = pm.group(1), pm.group(2), pm.group(3)
+                if is_str == "true":
+                    params[name] = value
+                else:
+                    with contextlib.suppress(ValueError):
+                        params[name] = json.loads(value)
+        return json.dumps(params, ensure_ascii=False)
+
+    def open_value(self, raw: str) -> None:
+        return None
+
+    def extend(self, state: dict[str, object], delta: str) -> str | None:
+        return None
+
+
+def unwrap_wrapper_args(args_json: str, tools: list[dict[str, Any]] | None, name: str) -> str:
+    """`{"arguments": {...}}` / `{"input": {...}}` wrapping the real arguments is unwrapped
+    when the tool declares neither key and the inner keys all belong to its schema."""
+    if not tools or not name:
+        return args_json
+    try:
+        args = json.loads(args_json)
+    except ValueError:
+        return args_json
+    properties = tool_properties(tools, name)
+    if not isinstance(args, dict) or not properties or not isinstance(properties, dict):
+        return args_json
+    allowed = set(properties)
+    for wrapper in ("arguments", "input"):
+        if set(args) != {wrapper} or wrapper in allowed:
+            continue
+        inner = args[wrapper]
+        if isinstance(inner, str):
+            try:
+                inner = json.loads(inner)
+            except ValueError:
+                return args_json
+        if isinstance(inner, dict) and set(inner).issubset(allowed):
+            return json.dumps(inner, ensure_ascii=False)
+    return args_json
+
+
+# ---- tool parser specs --------------------------------------------------------------------
+_XML_EVENTS = {
+    "start": E_REASONING_START,
+    "end": E_REASONING_END,
+    "call": E_CALL_START,
+    "close": E_CALL_END,
+}
+
+
+@cache
+def dsml_tool_grammar(dialect: Dialect, thinking: bool) -> Grammar:
+    return Grammar(
+        name="deepseek_dsml",
+        terminals=dialect.terminals(),
+        token_terminals=dialect.token_terminals(),
+        transitions={
+            (s, t): (n, tuple(_XML_EVENTS[e] for e in events))
+            for s, t, n, events in dialect.rows(thinking)
+        },
+        codec=DsmlParamCodec(dialect),
+        strip_content_ws_with_tools=False,
+        arg_structural_chars=frozenset(">"),
+    )
+
+
+class _DsmlToolParser(MarkupToolParser):
+    dialect: ClassVar[Dialect]
+    supports_required_and_named = False  # structural-tag models in vLLM
+
+    def convert_args(self, raw: str, partial: bool, name: str) -> str:
+        return unwrap_wrapper_args(super().convert_args(raw, partial, name), self.tools, name)
+
+    def grammar_for(self, ctx: ParseContext) -> Grammar:
+        thinking = self.dialect.reasoning and thinking_from_kwargs(ctx.chat_template_kwargs or {})
+        return dsml_tool_grammar(self.dialect, thinking)
+
+
+@tool_parser("deepseek_v32")
+class DeepSeekV32ToolParser(_DsmlToolParser):
+    name = "deepseek_v32"
+    dialect = V32
+    grammar = dsml_tool_grammar(V32, False)
+
+
+@tool_parser("deepseek_v4")
+class DeepSeekV4ToolParser(_DsmlToolParser):
+    name = "deepseek_v4"
+    dialect = V4
+    grammar = dsml_tool_grammar(V4, True)
+
+
+@tool_parser("deepseek_v41")
+class DeepSeekV41ToolParser(_DsmlToolParser):
+    name = "deepseek_v41"
+    dialect = V41
+    grammar = dsml_tool_grammar(V41, True)
