@@ -1,0 +1,348 @@
+"""hy_v3: Hunyuan V3 tool calls, typed by the tool schema.
+
+    <tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call></tool_calls>
+
+Every marker carries the tokenizer's `token_suffix`. Values are converted by the parameter's
+schema types (`anyOf` / `oneOf` / type lists, with aliases such as "int" or "float64"):
+boolean, integer, number, then JSON for arrays / objects, then the raw text for strings, else
+JSON or a Python literal. Streaming sends the name once `<tool_sep>` arrives, then the
+arguments JSON as a growing snapshot (string values streamed as they arrive, the closing brace
+held back until `</tool_call>`); calls completed in the same chunk as the current one are sent
+whole. Like vLLM, a `</tool_call></tool_calls>` seen anywhere in the text re-closes the buffer
+on later chunks.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    JSONState,
+    ParseContext,
+    ToolCall,
+    ToolParser,
+    random_tool_call_id,
+)
+from tokenfront.parsers.engines.json_calls import dumps, no_calls
+from tokenfront.parsers.reasoning.hy_v3 import token_suffix
+from tokenfront.parsers.registry import tool_parser
+
+TYPE_ALIASES = {
+    "str": "string", "text": "string", "varchar": "string", "char": "string", "enum": "string",
+    "bool": "boolean", "binary": "boolean", "int": "integer", "float": "number",
+    "double": "number", "list": "array", "dict": "object", "map": "object",
+}  # fmt: skip
+INTEGER_PREFIXES = ("int", "uint", "long", "short", "unsigned")
+NUMBER_PREFIXES = ("num", "float")
+SCALARS = frozenset({"string", "boolean", "integer", "number"})
+
+
+def normalize_type(raw: str) -> str:
+    exact = TYPE_ALIASES.get(raw)
+    if exact is not None:
+        return exact
+    lower = raw.lower()
+    if lower.startswith(INTEGER_PREFIXES):
+        return "integer"
+    if lower.startswith(NUMBER_PREFIXES):
+        return "number"
+    return raw
+
+
+def _schema_options(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    if "type" in schema:
+        kind = schema["type"]
+        return [{"type": t} for t in kind] if isinstance(kind, list) else [schema]
+    if "anyOf" in schema:
+        return list(schema["anyOf"])
+    if "oneOf" in schema:
+        return list(schema["oneOf"])
+    return [{"type": "string"}]
+
+
+def schema_types(schema: dict[str, Any]) -> set[str]:
+    return {normalize_type(s.get("type", "string")) for s in _schema_options(schema)} - {"null"}
+
+
+def _literal(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except Exception:
+        pass
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.literal_eval(value)
+    except Exception:
+        pass
+    return value
+
+
+def _as_bool(value: str) -> bool | None:
+    lower = value.lower()
+    return True if lower == "true" else False if lower == "false" else None
+
+
+def _as_int(value: str) -> int | None:
+    try:
+        return int(value)
+    except (ValueError, TypeError):
+        return None
+
+
+def _as_number(value: str) -> int | float | None:
+    try:
+        return float(value) if ("." in value or "e" in value or "E" in value) else int(value)
+    except (ValueError, TypeError):
+        return None
+
+
+def convert(value: str, types: set[str]) -> Any:
+    """A raw value typed by the parameter's schema types."""
+    if "boolean" in types and (b := _as_bool(value)) is not None:
+        return b
+    if "integer" in types and (i := _as_int(value)) is not None:
+        return i
+    if "number" in types and (n := _as_number(value)) is not None:
+        return n
+    if types - SCALARS:
+        try:
+            return json.loads(value)
+        except ValueError:
+            pass
+    if "string" in types:
+        return value
+    return _literal(value)
+
+
+@tool_parser("hy_v3")
+class HYV3ToolParser(ToolParser):
+    name = "hy_v3"
+
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        sfx = token_suffix(tokenizer)
+        self.calls_start, self.calls_end = f"<tool_calls{sfx}>", f"</tool_calls{sfx}>"
+        self.call_start, self.call_end = f"<tool_call{sfx}>", f"</tool_call{sfx}>"
+        self.sep = f"<tool_sep{sfx}>"
+        self.key_start, self.key_end = f"<arg_key{sfx}>", f"</arg_key{sfx}>"
+        self.val_start, self.val_end = f"<arg_value{sfx}>", f"</arg_value{sfx}>"
+        cs, ce, sep = re.escape(self.call_start), re.escape(self.call_end), re.escape(self.sep)
+        self.call_re = re.compile(rf"{cs}(.*?){sep}(.*?){ce}", re.DOTALL)
+        self.portion_re = re.compile(rf"{cs}(.*?){sep}(.*)", re.DOTALL)
+        self.args_re = re.compile(
+            rf"{re.escape(self.key_start)}(.*?){re.escape(self.key_end)}\s*"
+            rf"{re.escape(self.val_start)}(.*?){re.escape(self.val_end)}",
+            re.DOTALL,
+        )
+        self.calls_start_id = self.vocab_id(self.calls_start)
+        if self.calls_start_id is None or self.vocab_id(self.calls_end) is None:
+            raise RuntimeError(
+                "HYV3 Tool parser could not locate tool call start/end tokens in the tokenizer!"
+            )
+
+    # ---- schema --------------------------------------------------------------------------
+    def _arg_schema(self, function: str, key: str) -> dict[str, Any]:
+        for tool in self.ctx.tools or ():
+            fn = tool.get("function") or {}
+            if fn.get("name") == function:
+                params = fn.get("parameters")
+                if params is None:
+                    return {}
+                schema: dict[str, Any] = params.get("properties", {}).get(key, {})
+                return schema
+        return {}
+
+    def _value(self, value: str, function: str, key: str) -> Any:
+        return convert(value, schema_types(self._arg_schema(function, key)))
+
+    # ---- one-shot ------------------------------------------------------------------------
+    def _calls(self, text: str) -> list[ToolCall]:
+        try:
+            found = self.call_re.findall(text)
+            if found:
+                found += self.portion_re.findall(text.split(self.call_end)[-1])
+            else:
+                found = self.portion_re.findall(text)
+            calls = []
+            for name, args in found:
+                name = name.strip()
+                values = {k: self._value(v, name, k) for k, v in self.args_re.findall(args.strip())}
+                calls.append(ToolCall(name=name, arguments=dumps(values)))
+            return calls
+        except Exception:
+            return []
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        if self.calls_start not in text:
+            return no_calls(text)
+        content = text[: text.find(self.calls_start)]
+        return ExtractedToolCalls(True, self._calls(text), content or None)
+
+    # ---- streaming -----------------------------------------------------------------------
+    def initial_state(self) -> JSONState:
+        return {
+            "buf": "", "seen": False, "closed": False, "tail": "", "tool": -1, "id": None,
+            "name": None, "done": {}, "key": None, "is_str": False, "sent": 0,
+            "prev": [], "streamed": [],
+        }  # fmt: skip
+
+    def _reset_call(self, st: JSONState) -> None:
+        st.update({"name": None, "done": {}, "key": None, "is_str": False, "sent": 0})
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        st = state
+        if not st:
+            st.update(self.initial_state())
+        pair = self.call_end + self.calls_end
+        window = st["tail"] + delta_text
+        st["closed"] = st["closed"] or pair in window
+        st["tail"] = window[-(len(pair) - 1) :]
+        st["seen"] = st["seen"] or self.calls_start_id in delta_ids
+        if not st["seen"]:
+            return DeltaMessage(content=delta_text)
+        content: str | None = None
+        if self.calls_start in delta_text:
+            parts = delta_text.split(self.calls_start)
+            st["buf"] += parts[-1]
+            content = parts[0] or None
+        else:
+            st["buf"] += delta_text
+        if st["closed"] and self.call_end not in st["buf"]:
+            st["buf"] += pair
+        buf = st["buf"]
+        start = buf.find(self.call_start)
+        if start == -1 and st["name"] is None:
+            if content is not None:
+                return DeltaMessage(content=content)
+            st["buf"] = ""
+            return None
+        head: DeltaMessage | None = None
+        if st["name"] is None:
+            sep = buf.find(self.sep)
+            if sep == -1:
+                st["buf"] = buf[start:]
+                return None if content is None else DeltaMessage(content=content)
+            name = buf[start + len(self.call_start) : sep].strip()
+            st["name"] = name
+            st["buf"] = buf[sep + len(self.sep) :]
+            st["tool"] += 1
+            st["id"] = random_tool_call_id()
+            head = DeltaMessage(
+                content=content,
+                tool_calls=[DeltaToolCall(index=st["tool"], id=st["id"], type="function", name=name)],
+            )
+            if self.call_end not in st["buf"]:
+                return head
+        return self._incremental(st, head)
+
+    def _incremental(self, st: JSONState, head: DeltaMessage | None) -> DeltaMessage | None:
+        buf = st["buf"]
+        complete = self.call_end in buf
+        if complete:
+            end = buf.find(self.call_end)
+            args_text, remaining = buf[:end], buf[end + len(self.call_end) :]
+        else:
+            args_text, remaining = buf, ""
+        name = st["name"] or ""
+        done: dict[str, Any] = st["done"]
+        last_end = 0
+        for match in self.args_re.finditer(args_text):
+            key = match.group(1).strip()
+            if key not in done:
+                done[key] = self._value(match.group(2), name, key)
+            last_end = match.end()
+        tail = args_text[last_end:]
+        partial_key: str | None = None
+        partial_value: str | None = None
+        ks = tail.find(self.key_start)
+        if ks != -1:
+            ke = tail.find(self.key_end, ks + len(self.key_start))
+            if ke != -1:
+                partial_key = tail[ks + len(self.key_start) : ke].strip()
+                st["key"] = partial_key
+                st["is_str"] = schema_types(self._arg_schema(name, partial_key)) == {"string"}
+                vs = tail.find(self.val_start, ke)
+                if vs != -1 and st["is_str"]:
+                    partial_value = tail[vs + len(self.val_start) :]
+            else:
+                st["key"] = None
+                st["is_str"] = False
+        parts = [f"{dumps(k)}: {dumps(v)}" for k, v in done.items()]
+        if partial_key is not None and partial_value is not None:
+            escaped = (
+                partial_value.replace("\\", "\\\\").replace('"', '\\"')
+                .replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+            )  # fmt: skip
+            parts.append(f'{dumps(partial_key)}: "{escaped}')
+        snapshot = "{" + ", ".join(parts) + "}"
+        diff: str | None = None
+        if complete:
+            final = dumps(done)
+            if st["sent"] < len(final):
+                diff = final[st["sent"] :]
+            st["prev"].append({"name": st["name"], "arguments": done})
+            st["streamed"].append(final)
+            self._reset_call(st)
+            st["buf"] = remaining
+        else:
+            end = len(snapshot) - 1
+            if end > st["sent"]:
+                diff = snapshot[st["sent"] : end]
+                st["sent"] = end
+        delta: DeltaMessage | None
+        if head is not None and diff:
+            call = head.tool_calls[0]
+            delta = DeltaMessage(
+                content=head.content,
+                tool_calls=[DeltaToolCall(index=st["tool"], id=st["id"], type="function",
+                                          name=call.name, arguments=diff)],
+            )
+        elif head is not None:
+            delta = head
+        elif diff:
+            delta = DeltaMessage(tool_calls=[DeltaToolCall(index=st["tool"], arguments=diff)])
+        else:
+            delta = None
+        extra = self._drain(st) if complete else []
+        if extra:
+            if delta is None:
+                return DeltaMessage(tool_calls=extra)
+            delta.tool_calls.extend(extra)
+        return delta
+
+    def _drain(self, st: JSONState) -> list[DeltaToolCall]:
+        out: list[DeltaToolCall] = []
+        while (start := st["buf"].find(self.call_start)) != -1:
+            end = st["buf"].find(self.call_end, start)
+            if end == -1:
+                break
+            end += len(self.call_end)
+            whole = st["buf"][start:end]
+            st["buf"] = st["buf"][end:]
+            for call in self._calls(whole):
+                st["tool"] += 1
+                st["prev"].append({"name": call.name, "arguments": json.loads(call.arguments)})
+                st["streamed"].append(call.arguments)
+                out.append(DeltaToolCall(index=st["tool"], id=random_tool_call_id(),
+                                         type="function", name=call.name, arguments=call.arguments))
+        return out
+
+    def remaining_args(self, state: JSONState) -> str:
+        prev = state.get("prev") or []
+        if not prev:
+            return ""
+        expected = dumps(prev[-1].get("arguments", {}))
+        streamed = state.get("streamed") or []
+        actual = streamed[len(prev) - 1] if len(prev) - 1 < len(streamed) else ""
+        return expected[len(actual) :] if expected.startswith(actual) else ""
