@@ -206,7 +206,8 @@ def tokenizer_view(tokenizer: Any) -> TokenizerView:
     with _view_lock:
         view = getattr(tokenizer, _VIEW_ATTR, None)
         if not isinstance(view, TokenizerView):
-            view = TokenizerView(tokenizer)
+            make_view = getattr(tokenizer, "make_tokenizer_view", None)
+            view = make_view() if make_view is not None else TokenizerView(tokenizer)
             try:
                 setattr(tokenizer, _VIEW_ATTR, view)
             except Exception:  # pragma: no cover - frozen objects
@@ -250,6 +251,9 @@ def detokenize_delta(
     `prefix` to `read` and from `prefix` to the end, emit the difference unless it is
     empty or ends in U+FFFD, then drop everything before the new `prefix`.
     """
+    custom = getattr(view, "detokenize_delta", None)
+    if custom is not None:  # e.g. mistral-common tokenizers (tokenization/mistral.py)
+        return custom(window, token_ids, skip_special_tokens, spaces_between_special_tokens)  # type: ignore[no-any-return]
     # Nothing before min(prefix, read, len) is ever read again: start from there.
     start = min(window.prefix_offset, window.read_offset, len(window.tokens))
     tokens = window.tokens[start:]

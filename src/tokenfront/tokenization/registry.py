@@ -134,7 +134,9 @@ def _load_tokenizer(source: Path, options: ModelOptions) -> Any:
     if mode == "auto":
         mode = "mistral" if any(source.glob("consolidated*.safetensors")) else "hf"
     if mode == "mistral":
-        return AutoTokenizer.from_pretrained(str(source), **kwargs)
+        from tokenfront.tokenization.mistral import load_mistral_tokenizer
+
+        return load_mistral_tokenizer(source, options.revision)
     if (source / "tekken.json").exists() or any(source.glob("tokenizer.model.v*")):
         kwargs["mistral_format"] = False
     return AutoTokenizer.from_pretrained(str(source), **kwargs)
