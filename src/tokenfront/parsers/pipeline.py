@@ -306,6 +306,8 @@ class ChatOutputParser:
                 elif tool_text:
                     delta = delta or DeltaMessage()
                     delta.content = tool_text
+                if tool is None and hasattr(rp, "content_after_reasoning"):
+                    delta = _post_reasoning(rp, st["r"], delta)
 
         if tool is not None and st["re"]:
             st["ts"] = True
@@ -323,6 +325,10 @@ class ChatOutputParser:
         in_tools = tool is not None and st["re"]
         if delta is None and not transitioned and not in_reasoning and not in_tools:
             delta = DeltaMessage(content=delta_text)
+            if rp is not None and hasattr(rp, "content_after_reasoning"):
+                # vLLM's KimiK3Parser: without a tool parser the reasoning parser rewrites
+                # the post-reasoning content (its channel wrappers removed).
+                delta = _post_reasoning(rp, st["r"], delta)
 
         if finished:
             # vLLM's finalize_generation: a stream that ends inside reasoning may promote
@@ -408,6 +414,18 @@ class ChatOutputParser:
             delta, st["fr"] = required_calls_delta(previous, current, st["hist"], id_type)
             return delta
         return tool.stream(st["t"], text, ids)
+
+
+def _post_reasoning(
+    rp: ReasoningParser, state: JSONState, delta: DeltaMessage | None
+) -> DeltaMessage | None:
+    """Post-reasoning content through the reasoning parser's `content_after_reasoning` hook."""
+    if delta is None:
+        return None
+    delta.content = rp.content_after_reasoning(state, delta.content or "")  # type: ignore[attr-defined]
+    if delta.role is None and delta.content is None and delta.reasoning is None and not delta.tool_calls:
+        return None
+    return delta
 
 
 _KIMI_MODEL_TYPES = ("kimi_k2", "kimi_k25", "kimi_k3")
