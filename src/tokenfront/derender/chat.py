@@ -72,7 +72,11 @@ def derender_chat(
         request.prompt_token_ids if request.prompt_token_ids is not None else gen.prompt_token_ids
     )
     window = seed(view, seed_ids, params)
-    ctx = build_parse_context(model, chat_request, gen.prompt_token_ids) if has_parser else None
+    ctx = (
+        build_parse_context(model, chat_request, gen.prompt_token_ids)
+        if has_parser and chat_request is not None
+        else None
+    )
     hide_metadata = has_parser and chat_request is not None and not chat_request.include_reasoning
     return_token_ids = (
         bool(chat_request is not None and chat_request.return_token_ids) and not hide_metadata

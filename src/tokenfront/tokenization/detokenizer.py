@@ -79,7 +79,8 @@ class TokenizerView:
         if 0 <= token_id < len(pieces):
             piece = pieces[token_id]
             if piece is _UNSET:
-                piece = pieces[token_id] = self._backend.id_to_token(token_id)
+                # The table is only built when there is a backend.
+                piece = pieces[token_id] = self._backend.id_to_token(token_id)  # type: ignore[union-attr]
             return piece  # type: ignore[no-any-return]
         if not 0 <= token_id < 2**32:
             raise OverflowError(f"token id {token_id} does not fit in the tokenizer's id type")
