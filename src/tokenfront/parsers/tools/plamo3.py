@@ -20,8 +20,8 @@ from functools import cache
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, JSONState, ParseContext, ToolCall
+from tokenfront.parsers.engines.json_args_stream import JsonArgsMixin
 from tokenfront.parsers.engines.xml_params import (
-    E_ARGS,
     E_CALL_END,
     E_CALL_START,
     E_REASONING_END,
@@ -32,9 +32,7 @@ from tokenfront.parsers.engines.xml_params import (
     S_NAME,
     S_PREAMBLE,
     S_REASONING,
-    Event,
     Grammar,
-    MarkupToolParser,
 )
 from tokenfront.parsers.registry import tool_parser
 
@@ -73,36 +71,6 @@ _TOOL_ROWS = {
     (S_REASONING, "EOT"): (S_CONTENT, (E_REASONING_END,)),
     **{(s, "EOT"): (S_CONTENT, ()) for s in (S_CONTENT, S_PREAMBLE, S_NAME, S_ARGS, S_BETWEEN)},
 }
-
-
-def _json_scan() -> dict[str, Any]:
-    return {"buf": "", "depth": 0, "str": False, "esc": False}
-
-
-def _feed_json(scan: dict[str, Any], text: str) -> str:
-    """Argument text that is safe to stream; a top-level closer stays in `scan["buf"]`."""
-    out: list[str] = []
-    for ch in text:
-        scan["buf"] += ch
-        if scan["esc"]:
-            scan["esc"] = False
-        elif scan["str"]:
-            if ch == "\\":
-                scan["esc"] = True
-            elif ch == '"':
-                scan["str"] = False
-        elif ch == '"':
-            scan["str"] = True
-        elif ch in "{[":
-            scan["depth"] += 1
-        elif ch in "}]":
-            if scan["depth"] > 0:
-                scan["depth"] -= 1
-            if scan["depth"] == 0:
-                continue
-        out.append(scan["buf"])
-        scan["buf"] = ""
-    return "".join(out)
 
 
 class RawJsonArgs:
@@ -159,7 +127,7 @@ class UnfinishedMarkers:
 
 
 @tool_parser("plamo3")
-class Plamo3ToolParser(MarkupToolParser):
+class Plamo3ToolParser(JsonArgsMixin):
     name = "plamo3"
     grammar = plamo3_grammar(True)
     supports_required_and_named = False
@@ -170,42 +138,6 @@ class Plamo3ToolParser(MarkupToolParser):
 
     def grammar_for(self, ctx: ParseContext) -> Grammar:
         return plamo3_grammar(plamo3_thinking(ctx))
-
-    def initial_state(self, start: str = S_CONTENT) -> JSONState:
-        state = super().initial_state(start)
-        state["json"] = _json_scan()
-        return state
-
-    # JSON argument text is streamed character-wise, holding back a top-level closing
-    # brace or bracket until more argument text, the end of the arguments or the end of
-    # the output confirms it (vLLM's `tool_args_json`).
-    def _emit(self, state: JSONState, text: str) -> list[Event]:
-        if state["st"] != S_ARGS:
-            return super()._emit(state, text)
-        safe = _feed_json(state["json"], text)
-        return [(E_ARGS, safe, state["ti"])] if safe else []
-
-    def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
-        held: list[Event] = []
-        transition = self.g.transitions.get((state["st"], terminal))
-        if state["st"] == S_ARGS and transition is not None and transition[0] != S_ARGS:
-            if state["json"]["buf"]:
-                held.append((E_ARGS, state["json"]["buf"], state["ti"]))
-        events = super()._terminal(state, terminal, text)
-        if transition is not None and state["st"] == S_ARGS:
-            state["json"] = _json_scan()
-        elif held:
-            state["json"]["buf"] = ""
-        return held + events
-
-    def finish_events(self, state: JSONState) -> list[Event]:
-        events = super().finish_events(state)
-        held = state["json"]["buf"]
-        if held:
-            state["json"]["buf"] = ""
-            at = len(events) - 1 if events and events[-1][0] == E_CALL_END else len(events)
-            events.insert(at, (E_ARGS, held, state["ti"]))
-        return events
 
     # Raw JSON arguments: streamed as written; a cut-off marker tail is held back when the
     # arguments parse without it.
