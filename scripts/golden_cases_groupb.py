@@ -30,6 +30,10 @@ def hy_v3(calls: list[Call]) -> str:
     return f"<tool_calls>{inner}</tool_calls>"
 
 
+def hy_v4(calls: list[Call]) -> str:
+    return hy_v3(calls).replace("<tool_sep>", "")
+
+
 def granite_20b_fc(calls: list[Call]) -> str:
     return " ".join(f'<function_call> {{"name": "{n}", "arguments": {_json(a)}}}' for n, a in calls)
 
@@ -135,6 +139,24 @@ gc.FORMATS.update(
                 "escapes": '<tool_calls><tool_call>search<tool_sep><arg_key>query</arg_key><arg_value>a "q"\\n\ttab</arg_value></tool_call></tool_calls>',
                 "text_after": "<tool_calls><tool_call>get_weather<tool_sep></tool_call></tool_calls> after",
                 "unknown_tool": "<tool_calls><tool_call>lookup<tool_sep><arg_key>n</arg_key><arg_value>5</arg_value></tool_call></tool_calls>",
+            },
+        ),
+    }
+)
+
+gc.FORMATS.update(
+    {
+        "hy_v4": ParserFormat(
+            hy_v4,
+            malformed="<tool_calls><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris",
+            extra_outputs={
+                key: text.replace("<tool_sep>", "")
+                for key, text in gc.FORMATS["hy_v3"].extra_outputs.items()
+            }
+            | {
+                "stray_text_in_args": "<tool_calls><tool_call>get_weather<arg_key>city</arg_key><arg_value>A</arg_value> junk</tool_call></tool_calls>",
+                "two_blocks_one_stream": "<tool_calls><tool_call>get_weather<arg_key>city</arg_key><arg_value>A</arg_value></tool_call>"
+                "<tool_call>search<arg_key>query</arg_key><arg_value>q</arg_value></tool_call></tool_calls>",
             },
         ),
     }

@@ -1,0 +1,254 @@
+"""hy_v4: Hunyuan V4 tool calls, the name followed directly by its arguments.
+
+    <tool_calls><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call></tool_calls>
+
+The marker suffix is read from the vocabulary. Values are typed as in hy_v3. One-shot parsing
+is strict: one wrapper, balanced tags, a name per call and nothing but argument pairs, else the
+whole output is content. Streaming finds the wrapper by token id, holds back a partial
+`<tool_call>` and a partial `</arg_value>` in string values, and sends each call's name and a
+growing arguments snapshot (closing brace at `</tool_call>`); several calls may finish in one
+chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    JSONState,
+    ParseContext,
+    ToolCall,
+    ToolParser,
+    random_tool_call_id,
+)
+from tokenfront.parsers.engines.json_calls import dumps, no_calls
+from tokenfront.parsers.reasoning.hy_v3 import detect_suffix
+from tokenfront.parsers.registry import tool_parser
+from tokenfront.parsers.tools.hy_v3 import convert, schema_types
+
+
+class _Malformed(ValueError):
+    pass
+
+
+def overlap(text: str, tag: str) -> int:
+    """Length of the longest proper prefix of `tag` that ends `text`."""
+    for k in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:k]):
+            return k
+    return 0
+
+
+@tool_parser("hy_v4")
+class HYV4ToolParser(ToolParser):
+    name = "hy_v4"
+    supports_required_and_named = False
+
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        sfx = detect_suffix(tokenizer)
+        self.calls_start, self.calls_end = f"<tool_calls{sfx}>", f"</tool_calls{sfx}>"
+        self.call_start, self.call_end = f"<tool_call{sfx}>", f"</tool_call{sfx}>"
+        self.key_start, self.key_end = f"<arg_key{sfx}>", f"</arg_key{sfx}>"
+        self.val_start, self.val_end = f"<arg_value{sfx}>", f"</arg_value{sfx}>"
+        self.call_re = re.compile(
+            rf"{re.escape(self.call_start)}(.*?){re.escape(self.call_end)}", re.DOTALL
+        )
+        self.args_re = re.compile(
+            rf"{re.escape(self.key_start)}(.*?){re.escape(self.key_end)}"
+            rf"{re.escape(self.val_start)}(.*?){re.escape(self.val_end)}",
+            re.DOTALL,
+        )
+        self.calls_start_id = self.vocab_id(self.calls_start)
+        if self.calls_start_id is None or self.vocab_id(self.calls_end) is None:
+            raise RuntimeError(
+                "HYV4 tool extractor could not locate tool call start/end tokens in the tokenizer!"
+            )
+
+    def _value(self, value: str, function: str, key: str) -> Any:
+        return convert(value, schema_types(self._arg_schema(function, key)))
+
+    def _arg_schema(self, function: str, key: str) -> dict[str, Any]:
+        for tool in self.ctx.tools or ():
+            fn = tool.get("function") or {}
+            if fn.get("name") == function:
+                params = fn.get("parameters")
+                if params is None:
+                    return {}
+                schema: dict[str, Any] = params.get("properties", {}).get(key, {})
+                return schema
+        return {}
+
+    # ---- one-shot (strict) -----------------------------------------------------------------
+    def _split(self, body: str) -> tuple[str, str]:
+        at = body.find(self.key_start)
+        if at == -1:
+            return body.strip(), ""
+        return body[:at].strip(), body[at:].strip()
+
+    def _strict_calls(self, text: str) -> list[ToolCall]:
+        start, end = text.find(self.calls_start), text.find(self.calls_end)
+        if start == -1 or end == -1 or end < start:
+            raise _Malformed("wrapper")
+        block = text[start + len(self.calls_start) : end]
+        opened = block.count(self.call_start)
+        if opened != block.count(self.call_end):
+            raise _Malformed("call count")
+        bodies = self.call_re.findall(block)
+        if opened != len(bodies):
+            raise _Malformed("call body")
+        calls = []
+        for body in bodies:
+            name, args = self._split(body)
+            if not name:
+                raise _Malformed("empty name")
+            if args.count(self.key_start) != args.count(self.key_end) or args.count(
+                self.val_start
+            ) != args.count(self.val_end):
+                raise _Malformed("tag count")
+            if self.args_re.sub("", args).strip():
+                raise _Malformed("payload")
+            values = {k: self._value(v, name, k) for k, v in self.args_re.findall(args)}
+            calls.append(ToolCall(name=name, arguments=dumps(values)))
+        if not calls:
+            raise _Malformed("no calls")
+        return calls
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        if self.calls_start not in text:
+            return no_calls(text)
+        try:
+            calls = self._strict_calls(text)
+        except Exception:
+            return no_calls(text)
+        content = text[: text.find(self.calls_start)]
+        return ExtractedToolCalls(True, calls, content or None)
+
+    # ---- streaming -----------------------------------------------------------------------
+    def initial_state(self) -> JSONState:
+        return {
+            "buf": "", "seen": False, "closed": False, "tail": "", "tool": -1, "name": None,
+            "done": {}, "sent": 0, "prev": [], "streamed": [],
+        }  # fmt: skip
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        st = state
+        if not st:
+            st.update(self.initial_state())
+        pair = self.call_end + self.calls_end
+        window = st["tail"] + delta_text
+        st["closed"] = st["closed"] or pair in window
+        st["tail"] = window[-(len(pair) - 1) :]
+        st["seen"] = st["seen"] or self.calls_start_id in delta_ids
+        if not st["seen"]:
+            return DeltaMessage(content=delta_text)
+        content: str | None = None
+        if self.calls_start in delta_text:
+            parts = delta_text.split(self.calls_start)
+            st["buf"] += parts[-1]
+            content = parts[0] or None
+        else:
+            st["buf"] += delta_text
+        if st["closed"] and self.call_end not in st["buf"]:
+            st["buf"] += pair
+        calls: list[DeltaToolCall] = []
+        while True:
+            buf = st["buf"]
+            start = buf.find(self.call_start)
+            if start == -1 and st["name"] is None:
+                keep = overlap(buf, self.call_start)
+                st["buf"] = buf[len(buf) - keep :] if keep else ""
+                break
+            new_name: str | None = None
+            if st["name"] is None:
+                arg_at = buf.find(self.key_start, start)
+                end_at = buf.find(self.call_end, start)
+                if arg_at == -1 and end_at == -1:
+                    st["buf"] = buf[start:]
+                    break
+                name_end = arg_at if arg_at != -1 else end_at
+                new_name = buf[start + len(self.call_start) : name_end].strip()
+                st["name"] = new_name
+                st["buf"] = buf[name_end:]
+                st["tool"] += 1
+                if self.call_end not in st["buf"]:
+                    calls.append(DeltaToolCall(index=st["tool"], id=random_tool_call_id(),
+                                               type="function", name=new_name))
+                    break
+            call = self._incremental(st, new_name)
+            if call is not None:
+                calls.append(call)
+            if st["name"] is None and st["buf"].startswith(self.call_start):
+                continue
+            break
+        if content is not None or calls:
+            return DeltaMessage(content=content, tool_calls=calls)
+        return None
+
+    def _incremental(self, st: JSONState, new_name: str | None) -> DeltaToolCall | None:
+        buf = st["buf"]
+        complete = self.call_end in buf
+        if complete:
+            end = buf.find(self.call_end)
+            args_text, remaining = buf[:end], buf[end + len(self.call_end) :]
+        else:
+            args_text, remaining = buf, ""
+        name = st["name"] or ""
+        done: dict[str, Any] = st["done"]
+        last_end = 0
+        for match in self.args_re.finditer(args_text):
+            key = match.group(1).strip()
+            if key not in done:
+                done[key] = self._value(match.group(2), name, key)
+            last_end = match.end()
+        tail = args_text[last_end:]
+        partial_key: str | None = None
+        partial_value: str | None = None
+        ks = tail.find(self.key_start)
+        if ks != -1:
+            ke = tail.find(self.key_end, ks + len(self.key_start))
+            if ke != -1:
+                partial_key = tail[ks + len(self.key_start) : ke].strip()
+                vs = tail.find(self.val_start, ke)
+                if vs != -1 and schema_types(self._arg_schema(name, partial_key)) == {"string"}:
+                    raw = tail[vs + len(self.val_start) :]
+                    partial_value = raw[: len(raw) - overlap(raw, self.val_end)]
+        parts = [f"{dumps(k)}: {dumps(v)}" for k, v in done.items()]
+        if partial_key is not None and partial_value is not None:
+            parts.append(f'{dumps(partial_key)}: "{dumps(partial_value)[1:-1]}')
+        snapshot = "{" + ", ".join(parts) + "}"
+        diff: str | None = None
+        if complete:
+            final = dumps(done)
+            if st["sent"] < len(final):
+                diff = final[st["sent"] :]
+            st["prev"].append({"name": st["name"], "arguments": done})
+            st["streamed"].append(final)
+            st.update({"name": None, "done": {}, "sent": 0, "buf": remaining})
+        else:
+            end = len(snapshot) - 1
+            if end > st["sent"]:
+                diff = snapshot[st["sent"] : end]
+                st["sent"] = end
+        if new_name is not None:
+            return DeltaToolCall(index=st["tool"], id=random_tool_call_id(), type="function",
+                                 name=new_name, arguments=diff or None)
+        if diff:
+            return DeltaToolCall(index=st["tool"], arguments=diff)
+        return None
+
+    def remaining_args(self, state: JSONState) -> str:
+        prev = state.get("prev") or []
+        if not prev:
+            return ""
+        expected = dumps(prev[-1].get("arguments", {}))
+        streamed = state.get("streamed") or []
+        actual = streamed[len(prev) - 1] if len(prev) - 1 < len(streamed) else ""
+        return expected[len(actual) :] if expected.startswith(actual) else ""
