@@ -121,3 +121,73 @@ gc.REASONING_FORMATS.update(
         "deepseek_v4": ("<think>", "</think>"),
     }
 )
+
+
+# ---- render cases (scripts/record_groupa_render.py) --------------------------------------
+_CALL = {
+    "id": "call_1",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "Paris", "days": 2}'},
+}
+_HISTORY = [
+    {"role": "system", "content": "You are helpful."},
+    {"role": "user", "content": "Weather in Paris?"},
+    {"role": "assistant", "content": "", "reasoning": "Need the tool.", "tool_calls": [_CALL]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 21C"},
+]
+RENDER_CASES: dict[str, dict[str, dict[str, object]]] = {
+    "deepseek": {
+        "simple": {"messages": [{"role": "user", "content": "Hi"}]},
+        "system": {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]},
+        "tools": {"messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": gc.TOOLS},
+        "thinking": {
+            "messages": [{"role": "user", "content": "Hi"}],
+            "chat_template_kwargs": {"thinking": True},
+        },
+        "enable_thinking_tools": {
+            "messages": [{"role": "user", "content": "Weather?"}],
+            "tools": gc.TOOLS,
+            "chat_template_kwargs": {"enable_thinking": True},
+        },
+        "tool_results": {"messages": _HISTORY, "tools": gc.TOOLS},
+        "tool_results_thinking": {
+            "messages": _HISTORY, "tools": gc.TOOLS, "chat_template_kwargs": {"thinking": True},
+        },
+        "multi_turn": {
+            "messages": [
+                {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello! 👋", "reasoning": "greet"},
+                {"role": "user", "content": "日本語で?"},
+            ],
+        },
+        "multi_turn_thinking": {
+            "messages": [
+                {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello!", "reasoning": "greet"},
+                {"role": "user", "content": "Again"},
+            ],
+            "chat_template_kwargs": {"thinking": True},
+        },
+        "parallel_tool_results": {
+            "messages": [
+                {"role": "user", "content": "Two cities"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    _CALL,
+                    {"id": "call_2", "type": "function", "function": {"name": "search", "arguments": {"query": "x", "tags": ["a"]}}},
+                ]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "Sunny"},
+                {"role": "tool", "tool_call_id": "call_2", "content": "Found"},
+            ],
+            "tools": gc.TOOLS,
+        },
+        "developer": {"messages": [{"role": "developer", "content": "Rules."}, {"role": "user", "content": "Hi"}]},
+        "assistant_last": {
+            "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hel"}],
+            "add_generation_prompt": False, "continue_final_message": True,
+        },
+        "response_format": {
+            "messages": [{"role": "user", "content": "Give JSON"}],
+            "response_format": {"type": "json_object"},
+        },
+    }
+}

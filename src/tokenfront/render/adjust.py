@@ -17,7 +17,10 @@ from tokenfront.tokenization.registry import ServedModel
 
 # Reasoning parsers built on vLLM's parser engine: their adjust_request always keeps
 # special tokens.
-_ENGINE_REASONING = frozenset({"qwen3", "glm45", "minimax_m2", "seed_oss", "kimi_k2"})
+_ENGINE_REASONING = frozenset(
+    {"qwen3", "glm45", "minimax_m2", "seed_oss", "kimi_k2"}
+    | {"deepseek_v4", "deepseek_v41", "step3p5", "mimo", "minicpmv", "glm47"}  # group A
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,18 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     # Group C (vLLM classes: qwen3_json = hermes, olmo3 = pythonic base).
     "qwen3_json": ToolParserTraits("skip_if_tools", "hermes"),
     "olmo3": ToolParserTraits("base"),
+    # Group A. vLLM's xgrammar builtins for these structural tag models are not in
+    # structural_tags.BUILDERS yet (no tags are added); minimax_m3 and dots are not structural
+    # but turn required/named off themselves, which the pseudo model names reproduce.
+    "deepseek_v32": ToolParserTraits("engine", "deepseek_v3_2"),
+    "deepseek_v4": ToolParserTraits("engine", "deepseek_v4"),
+    "deepseek_v41": ToolParserTraits("engine", "deepseek_v4_1"),
+    "step3p5": ToolParserTraits("engine", "qwen_3_coder"),
+    "step5": ToolParserTraits("engine", "qwen_3_coder"),
+    "mimo": ToolParserTraits("engine", "mimo"),
+    "longcat": ToolParserTraits("skip_if_tools", "longcat"),
+    "minimax_m3": ToolParserTraits("base", "-minimax_m3"),
+    "dots": ToolParserTraits("base", "-dots"),
 }
 # glm45's default strict level is FUNCTION (the others default to AUTO).
 _FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})

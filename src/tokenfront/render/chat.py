@@ -24,6 +24,7 @@ from tokenfront.render.chat_template import (
     render_chat,
     resolve_content_format,
 )
+from tokenfront.render.encoders.deepseek import encode_prompt, encoder_mode
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.sampling import (
     build_sampling_params,
@@ -145,7 +146,8 @@ def render_prompt(
 ) -> tuple[list[int], list[list[int]] | None]:
     """Template the conversation and tokenize it."""
     template = request.chat_template or model.chat_template
-    if template is None:
+    mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
+    if template is None and mode is None:
         raise APIError(NO_TEMPLATE_MESSAGE)
     tools = request.tool_dicts()
     kwargs = merge_kwargs(
@@ -154,6 +156,9 @@ def render_prompt(
     )
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
+    if mode is not None:  # vLLM renders these families with its own encoder, not the template
+        text = encode_prompt(mode, to_conversation(request.messages, "string"), tools, kwargs)
+        return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)
     text = render_chat(model.tokenizer, template, conversation, tools, kwargs)
