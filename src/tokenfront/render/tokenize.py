@@ -15,6 +15,7 @@ from tokenfront.render.chat import check_request_template
 from tokenfront.render.chat_params import default_template_kwargs, merge_kwargs
 from tokenfront.render.chat_template import NO_TEMPLATE_MESSAGE, render_chat, resolve_content_format
 from tokenfront.render.messages import to_conversation
+from tokenfront.render.mistral import is_mistral_tokenizer, tokenize_mistral_chat
 from tokenfront.tokenization.registry import ServedModel
 
 
@@ -82,10 +83,15 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
         from tokenfront.render.chat import check_mm_kwargs
 
         check_mm_kwargs(request)
+    tools = None if request.tools is None else [t.to_dict() for t in request.tools]
+    if is_mistral_tokenizer(model.tokenizer):
+        return tokenize_mistral_chat(
+            model, request.messages, tools, request.add_generation_prompt,
+            request.continue_final_message,
+        )
     template = request.chat_template or model.chat_template
     if template is None:
         raise APIError(NO_TEMPLATE_MESSAGE)
-    tools = None if request.tools is None else [t.to_dict() for t in request.tools]
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
         merge_kwargs(

@@ -129,7 +129,13 @@ class MistralModeTokenizer:
         return str(self.raw.decode(ids, SpecialTokenPolicy.KEEP))
 
     def decode(self, ids: Sequence[int] | int, skip_special_tokens: bool = False) -> str:
-        return str(self.backend.decode(ids, skip_special_tokens=skip_special_tokens))
+        """The backend's decode; an id it cannot decode is a 400 (vLLM answers a 500)."""
+        try:
+            return str(self.backend.decode(ids, skip_special_tokens=skip_special_tokens))
+        except Exception as exc:
+            from tokenfront.api.errors import APIError
+
+            raise APIError(str(exc)) from exc
 
     def convert_ids_to_tokens(
         self, ids: Sequence[int], skip_special_tokens: bool = False
