@@ -16,7 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.responses import Response
 
 from tokenfront.api.body import read_json
-from tokenfront.api.concurrency import run_cpu
+from tokenfront.api.concurrency import run_cpu_for
 from tokenfront.api.errors import APIError, bad_request, validation_error
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import AppState, app_state
@@ -97,7 +97,8 @@ async def derender_chat_route(request: Request) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
     codec = state_codec(request.app, state)
-    result = await run_cpu(
+    result = await run_cpu_for(
+        request,
         _run,
         state,
         codec,
@@ -115,7 +116,8 @@ async def derender_completion_route(request: Request) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
     codec = state_codec(request.app, state)
-    result = await run_cpu(
+    result = await run_cpu_for(
+        request,
         _run,
         state,
         codec,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from tokenfront.api.body import parse_model, read_json
-from tokenfront.api.concurrency import run_cpu
+from tokenfront.api.concurrency import run_cpu_for
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import AppState, app_state
 from tokenfront.protocol.requests import ChatCompletionRequest, CompletionRequest
@@ -38,7 +38,7 @@ def _completion(state: AppState, data: Any, header_id: str | None) -> Any:
 async def render_chat(request: Request) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
-    result = await run_cpu(_chat, state, data, request.headers.get("X-Request-Id"))
+    result = await run_cpu_for(request, _chat, state, data, request.headers.get("X-Request-Id"))
     return JSONBytesResponse(result)
 
 
@@ -46,5 +46,5 @@ async def render_chat(request: Request) -> Response:
 async def render_completion(request: Request) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
-    result = await run_cpu(_completion, state, data, request.headers.get("X-Request-Id"))
+    result = await run_cpu_for(request, _completion, state, data, request.headers.get("X-Request-Id"))
     return JSONBytesResponse(result)
