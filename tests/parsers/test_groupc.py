@@ -1,5 +1,5 @@
 """Group C parsers (qwen3_json, olmo3, plamo3, functiongemma, k2_horizon, muse*, kimi_k3,
-gemma4): one-shot extraction and token-by-token streaming agree on the calls.
+gemma4, inkling): one-shot extraction and token-by-token streaming agree on the calls.
 
 The recorded vLLM answers are replayed by tests/parity/test_inprocess_parity.py
 (`tests/golden/vllm-groupc.jsonl`); these are fast direct checks of the parser classes.
@@ -46,6 +46,8 @@ OUTPUTS = {
     '<|open|>argument key="days" type="integer"<|sep|>3<|close|>argument<|sep|><|close|>call<|sep|>'
     "<|close|>tools<|sep|>",
     "gemma4": '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:3}<tool_call|>',
+    "inkling": '<|message_model|><|content_invoke_tool_json|>{"name": "get_weather", "args": '
+    '{"city": "Paris", "days": 3}}<|end_message|>',
 }
 OUTPUTS["musespark1x"] = OUTPUTS["muse_glimmer"] = OUTPUTS["muse"]
 
@@ -118,6 +120,9 @@ def test_plain_text_has_no_calls(name: str) -> None:
          {}, ("hm", "ok")),
         ("gemma4", "<|channel>thought\nhm<channel|>ok", {"enable_thinking": True}, ("hm", "ok")),
         ("muse", " to=self<|message|>hm<|eom|><|start|>assistant to=user<|message|>ok<|eot|>", {}, ("hm", "ok")),
+        ("inkling", "<|message_model|><|content_thinking|>hm<|end_message|><|message_model|><|content_text|>ok",
+         {}, ("hm", "ok")),
+        ("inkling", "plain", {}, (None, "plain")),
         ("muse_glimmer", " to=self<|message|>hm<|eom|><|start|>assistant to=user<|message|>ok<|eot|>", {},
          ("hm", "ok")),
     ],
