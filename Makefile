@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 SHARED ?= ../shared
 
-.PHONY: run test lint parity docker clean
+.PHONY: run test lint parity docker clean bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ parity: $(STAMP)
 	$(BIN)/python $(SHARED)/parity/replay.py --golden $(SHARED)/parity/golden-public.jsonl \
 	  --models-root $(SHARED) \
 	  --server-cmd '$(abspath $(BIN))/tokenfront serve --model {model} --served-model-name {name} --host 127.0.0.1 --port {port} {args}' $(PARITY_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench/run.py $(BENCH_ARGS)
 
 docker:
 	docker build -f docker/Dockerfile -t tokenfront:latest .
