@@ -16,7 +16,7 @@ R = TypeVar("R")
 # under a few milliseconds, less than the hop to a worker thread and back costs in wake-ups and
 # GIL hand-overs (profiles: ~25% of a small derender's server CPU). Larger bodies (big logprob
 # or batched payloads) still go to the thread pool so `/health` stays responsive.
-INLINE_MAX_BYTES = 32 * 1024
+INLINE_MAX_BYTES = 256 * 1024
 
 
 async def run_cpu(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
