@@ -191,3 +191,19 @@ RENDER_CASES: dict[str, dict[str, dict[str, object]]] = {
         },
     }
 }
+
+RENDER_CASES["deepseek_v4"] = {
+    **RENDER_CASES["deepseek"],
+    "no_thinking": {"messages": [{"role": "user", "content": "Hi"}], "chat_template_kwargs": {"thinking": False}},
+    "effort_none": {"messages": [{"role": "user", "content": "Hi"}], "reasoning_effort": "none"},
+    "effort_low": {"messages": [{"role": "user", "content": "Hi"}], "reasoning_effort": "low"},
+    "effort_max": {"messages": [{"role": "user", "content": "Hi"}], "chat_template_kwargs": {"reasoning_effort": "max"}},
+    "tools_with_system": {
+        "messages": [{"role": "system", "content": "Sys."}, {"role": "user", "content": "W?"}],
+        "tools": gc.TOOLS,
+    },
+    "multi_part_user": {
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}],
+    },
+    "tool_results_no_tools": {"messages": _HISTORY, "chat_template_kwargs": {"thinking": True}},
+}

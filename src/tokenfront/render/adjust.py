@@ -74,6 +74,7 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "longcat": ToolParserTraits("skip_if_tools", "longcat"),
     "minimax_m3": ToolParserTraits("base", "-minimax_m3"),
     "dots": ToolParserTraits("base", "-dots"),
+    "minicpm5": ToolParserTraits("skip_if_tools"),
 }
 # glm45's default strict level is FUNCTION (the others default to AUTO).
 _FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})

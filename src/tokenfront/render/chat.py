@@ -24,7 +24,7 @@ from tokenfront.render.chat_template import (
     render_chat,
     resolve_content_format,
 )
-from tokenfront.render.encoders.deepseek import encode_prompt, encoder_mode
+from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.sampling import (
     build_sampling_params,
@@ -32,17 +32,7 @@ from tokenfront.render.sampling import (
     override_max_tokens,
     sampling_defaults,
 )
-from tokenfront.render.mistral import (
-    check_mistral_request,
-    is_mistral_tokenizer,
-    render_mistral_prompt,
-)
-from tokenfront.render.tokens import (
-    TokenizeParams,
-    check_token_ids,
-    encode_text_with_offsets,
-    tokenizer_facts,
-)
+from tokenfront.render.tokens import TokenizeParams, encode_text_with_offsets, tokenizer_facts
 from tokenfront.tokenization.registry import ServedModel
 
 
@@ -155,8 +145,6 @@ def render_prompt(
     want_offsets: bool = False,
 ) -> tuple[list[int], list[list[int]] | None]:
     """Template the conversation and tokenize it."""
-    if is_mistral_tokenizer(model.tokenizer):
-        return check_token_ids(model, render_mistral_prompt(model, request), tok_params), None
     template = request.chat_template or model.chat_template
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
@@ -169,7 +157,8 @@ def render_prompt(
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
     if mode is not None:  # vLLM renders these families with its own encoder, not the template
-        text = encode_prompt(mode, to_conversation(request.messages, "string"), tools, kwargs)
+        conversation = to_conversation(request.messages, encoder_content_format(mode))
+        text = encode_prompt(mode, conversation, tools, kwargs)
         return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)
@@ -212,11 +201,8 @@ def render_chat_request(
 ) -> dict[str, Any]:
     if request.use_beam_search:
         raise APIError("Beam search is not supported by the render endpoint")
-    if is_mistral_tokenizer(model.tokenizer):
-        check_mistral_request(request)  # mistral-common encodes tools: no parser check
-    else:
-        check_tool_choice(model, request)
-        check_request_template(model, request)
+    check_tool_choice(model, request)
+    check_request_template(model, request)
     check_mm_kwargs(request)
     tok_params = chat_tokenize_params(model, request)
 
