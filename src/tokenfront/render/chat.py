@@ -32,7 +32,17 @@ from tokenfront.render.sampling import (
     override_max_tokens,
     sampling_defaults,
 )
-from tokenfront.render.tokens import TokenizeParams, encode_text_with_offsets, tokenizer_facts
+from tokenfront.render.mistral import (
+    check_mistral_request,
+    is_mistral_tokenizer,
+    render_mistral_prompt,
+)
+from tokenfront.render.tokens import (
+    TokenizeParams,
+    check_token_ids,
+    encode_text_with_offsets,
+    tokenizer_facts,
+)
 from tokenfront.tokenization.registry import ServedModel
 
 
@@ -145,6 +155,8 @@ def render_prompt(
     want_offsets: bool = False,
 ) -> tuple[list[int], list[list[int]] | None]:
     """Template the conversation and tokenize it."""
+    if is_mistral_tokenizer(model.tokenizer):
+        return check_token_ids(model, render_mistral_prompt(model, request), tok_params), None
     template = request.chat_template or model.chat_template
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
@@ -201,8 +213,11 @@ def render_chat_request(
 ) -> dict[str, Any]:
     if request.use_beam_search:
         raise APIError("Beam search is not supported by the render endpoint")
-    check_tool_choice(model, request)
-    check_request_template(model, request)
+    if is_mistral_tokenizer(model.tokenizer):
+        check_mistral_request(request)  # mistral-common encodes tools: no parser check
+    else:
+        check_tool_choice(model, request)
+        check_request_template(model, request)
     check_mm_kwargs(request)
     tok_params = chat_tokenize_params(model, request)
 
