@@ -135,3 +135,28 @@ def test_encoder_mode_selection(tmp_path) -> None:  # type: ignore[no-untyped-de
     (tmp_path / "config.json").write_text(json.dumps({"architectures": ["DeepseekV32ForCausalLM"]}))
     assert encoder_mode("auto", tmp_path) == "deepseek_v32"
     assert encoder_mode("hf", tmp_path) is None
+
+
+def test_deepseek_v4_encoder() -> None:
+    from tokenfront.render.encoders.deepseek import encode_deepseek_v4
+
+    plain = encode_deepseek_v4([{"role": "user", "content": "Hi"}], None, {"thinking": False})
+    assert plain == "<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜></think>"
+    default = encode_deepseek_v4([{"role": "user", "content": "Hi"}], None, {})
+    assert default.startswith("<｜begin▁of▁sentence｜>Reasoning Effort: Absolute maximum")
+    assert default.endswith("<｜Assistant｜><think>")
+    low = encode_deepseek_v4([{"role": "user", "content": "Hi"}], None, {"reasoning_effort": "low"})
+    assert low == "<｜begin▁of▁sentence｜><｜User｜>Hi<｜Assistant｜><think>"
+    history = [
+        {"role": "user", "content": "W?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "a", "function": {"name": "get_weather", "arguments": "{}"}},
+            {"id": "b", "function": {"name": "get_weather", "arguments": "{}"}},
+        ]},
+        {"role": "tool", "tool_call_id": "b", "content": "2"},
+        {"role": "tool", "tool_call_id": "a", "content": "1"},
+    ]  # fmt: skip
+    text = encode_deepseek_v4(history, None, {"thinking": False})
+    assert text.endswith(
+        "<｜User｜><tool_result>1</tool_result>\n\n<tool_result>2</tool_result><｜Assistant｜></think>"
+    )
