@@ -20,6 +20,7 @@ from tokenfront.tokenization.registry import ServedModel
 _ENGINE_REASONING = frozenset(
     {"qwen3", "glm45", "minimax_m2", "seed_oss", "kimi_k2"}
     | {"deepseek_v4", "deepseek_v41", "step3p5", "mimo", "minicpmv", "glm47"}  # group A
+    | {"plamo3", "gemma4", "inkling", "kimi_k3", "muse", "musespark1x", "muse_glimmer"}  # group C
 )
 
 
@@ -75,6 +76,16 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "minimax_m3": ToolParserTraits("base", "-minimax_m3"),
     "dots": ToolParserTraits("base", "-dots"),
     "minicpm5": ToolParserTraits("skip_if_tools"),
+    # Group C: engine adapters and Muse / Kimi K3 always keep special tokens; none of them
+    # take the JSON-schema path for required/named (pseudo model names where vLLM has no tag).
+    "plamo3": ToolParserTraits("engine", "plamo3"),
+    "gemma4": ToolParserTraits("engine", "-gemma4"),
+    "inkling": ToolParserTraits("engine", "-inkling"),
+    "kimi_k3": ToolParserTraits("engine", "kimi_k3"),
+    "muse": ToolParserTraits("engine", "-muse"),
+    "musespark1x": ToolParserTraits("engine", "-muse"),
+    "muse_glimmer": ToolParserTraits("engine", "-muse"),
+    "functiongemma": ToolParserTraits("skip_if_tools"),
 }
 # glm45's default strict level is FUNCTION (the others default to AUTO).
 _FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})
