@@ -133,6 +133,43 @@ CHAT: dict[str, dict[str, Any]] = {
     "reasoning_effort": {"messages": [USER], "reasoning_effort": "high"},
     "max_tokens": {"messages": [USER], "max_tokens": 7, "temperature": 0.5},
     "name_field": {"messages": [{"role": "user", "content": "hi", "name": "bob"}]},
+    "content_and_calls": {
+        "messages": [
+            USER,
+            {"role": "assistant", "content": "Checking.", "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "abcDEF123", "content": [{"type": "text", "text": "sunny"}]},
+        ],
+        "tools": TOOLS,
+    },
+    "system_middle": {
+        "messages": [USER, {"role": "assistant", "content": "ok"},
+                     {"role": "system", "content": "Now be formal."}, USER],
+    },
+    "developer": {"messages": [{"role": "developer", "content": "Be brief."}, USER]},
+    "image": {
+        "messages": [{"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]}],
+    },
+    "truncate": {"messages": [USER], "truncate_prompt_tokens": 5},
+    "too_many_tokens": {"messages": [USER], "max_tokens": 10**6},
+    "auto_no_tools": {"messages": [USER], "tool_choice": "auto"},
+    "required_json": {
+        "messages": [USER], "tools": TOOLS, "tool_choice": "required",
+        "response_format": {"type": "json_object"},
+    },
+    "emoji_tail": {"messages": [{"role": "user", "content": "Smile 🙂"}]},
+    "effort_bad": {"messages": [USER], "reasoning_effort": "minimal"},
+    "tool_unknown_id": {
+        "messages": [USER, {"role": "assistant", "tool_calls": [CALL]},
+                     {"role": "tool", "tool_call_id": "zzzzzzzzz", "content": "x"}],
+        "tools": TOOLS,
+    },
+    "bad_call_id": {
+        "messages": [USER, {"role": "assistant", "tool_calls": [{**CALL, "id": "a-b"}]},
+                     {"role": "tool", "tool_call_id": "a-b", "content": "x"}],
+        "tools": TOOLS,
+    },
+    "stream_opts": {"messages": [USER], "stream": True, "stream_options": {"include_usage": True}},
 }
 
 COMPLETION: dict[str, dict[str, Any]] = {
@@ -140,6 +177,9 @@ COMPLETION: dict[str, dict[str, Any]] = {
     "specials": {"prompt": "[INST] hi [/INST]"},
     "ids": {"prompt": [1, 3, 1091, 4]},
     "echo": {"prompt": "Hi", "echo": True, "max_tokens": 3},
+    "truncate": {"prompt": "one two three four five six", "truncate_prompt_tokens": 3},
+    "no_special": {"prompt": "Hi", "add_special_tokens": False},
+    "emoji": {"prompt": "🙂🙂"},
 }
 
 TOKENIZE: dict[str, dict[str, Any]] = {
@@ -151,12 +191,23 @@ TOKENIZE: dict[str, dict[str, Any]] = {
     "chat_kwargs": {"messages": [USER], "chat_template_kwargs": {"x": 1}},
     "chat_no_gen": {"messages": [USER], "add_generation_prompt": False},
     "chat_specials": {"messages": [USER], "add_special_tokens": True},
+    "chat_continue": {
+        "messages": [USER, {"role": "assistant", "content": "It"}],
+        "continue_final_message": True, "add_generation_prompt": False,
+    },
+    "chat_tool_result": {"messages": [USER, {"role": "tool", "tool_call_id": "abcDEF123", "content": "x"}]},
+    "chat_template": {"messages": [USER], "chat_template": "{{ x }}"},
+    "chat_empty": {"messages": []},
+    "emoji_strs": {"prompt": "a🙂b 東", "return_token_strs": True, "add_special_tokens": False},
 }
 
 DETOKENIZE: dict[str, list[int]] = {
     "specials": [1, 3, 1091, 4, 9, 2],
     "plain": [29706, 4304],
     "out_of_range": [29706, 131072, 200000],
+    "bytes": [1153, 1130, 1033],
+    "half_bytes": [1153, 29706],
+    "think_like": [9, 17, 18, 19, 999],
 }
 
 # Output texts for derender (encoded with the model's tokenizer, specials as ids).
@@ -166,6 +217,9 @@ OUTPUTS: dict[str, list[int | str]] = {
     "tool_eos": [9, '[{"name": "search", "arguments": {"query": "x"}}, {"name": "get_weather", "arguments": {"city": "Rome", "days": 2}}]', 2],
     "specials": ["A", 3, "B", 4, 1, "C ", 17, "D"],
     "text_then_tool": ["Let me check. ", 9, '[{"name": "get_weather", "arguments": {"city": "Paris"}}]'],
+    "bytes_specials": ["x", 1153, 3, 1130, " y 🙂", 2, "z"],
+    "bad_json": [9, '[{"name": "get_weather", "arguments": {"city": }}]'],
+    "single_obj": [9, '{"name": "search", "arguments": {"query": "q"}}'],
 }
 
 
@@ -212,6 +266,9 @@ def derender_cases(client: httpx.Client, url: str, tokenizer: Any) -> list[dict]
         "skip_false": {"messages": [USER], "skip_special_tokens": False},
         "skip_true": {"messages": [USER], "skip_special_tokens": True, "tools": TOOLS, "tool_choice": "none"},
         "logprobs": {"messages": [USER], "logprobs": True, "top_logprobs": 1, "tools": TOOLS},
+        "emoji_prompt": {"messages": [{"role": "user", "content": "Smile 🙂"}], "skip_special_tokens": True, "tools": TOOLS, "tool_choice": "none"},
+        "skipfalse_logprobs": {"messages": [USER], "skip_special_tokens": False, "logprobs": True, "top_logprobs": 1},
+        "required": {"messages": [USER], "tools": TOOLS, "tool_choice": "required"},
     }
     for vname, chat_req in variants.items():
         chat_req = {"model": MODEL, **chat_req}
@@ -241,6 +298,17 @@ def derender_cases(client: httpx.Client, url: str, tokenizer: Any) -> list[dict]
                 chunks.append({"request_id": "gen-stream", "choices": [c]})
             out.append(case(f"stream-{vname}-{oname}", "stream", "/v1/chat/completions/derender",
                             {"kind": "stream", "base": base, "chunks": chunks}))
+            triples = []
+            for i in range(0, len(ids), 3):
+                part = ids[i : i + 3]
+                c3: dict[str, Any] = {"index": 0, "token_ids": part}
+                if chat_req.get("logprobs"):
+                    c3["logprobs"] = logprobs_of(part)
+                if i + 3 >= len(ids):
+                    c3["finish_reason"] = "stop"
+                triples.append({"request_id": "gen-stream", "choices": [c3]})
+            out.append(case(f"stream3-{vname}-{oname}", "stream", "/v1/chat/completions/derender",
+                            {"kind": "stream", "base": base, "chunks": triples}))
     for oname, parts in OUTPUTS.items():
         ids = encode_output(tokenizer, parts)
         out.append(case(f"derender-completion-{oname}", "derender-completion", "/v1/completions/derender", {

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 _MAX_TOOL_CALL_ID = 9
-_REASONING_EFFORTS = ("none", "low", "medium", "high")
+_REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 def check_mistral_request(request: ChatCompletionRequest) -> None:
