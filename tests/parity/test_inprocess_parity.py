@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -69,9 +68,10 @@ def _cases() -> list[Any]:
         if not golden.is_file():
             continue
         configs = lib.load_configs(configs_file)
-        for case in lib.read_jsonl(golden):
-            if case["config"] in configs:
-                params.append(pytest.param(corpus, case, id=case["id"]))
+        cases = [c for c in lib.read_jsonl(golden) if c["config"] in configs]
+        # Grouped by config, so only one config's app needs to be alive at a time.
+        cases.sort(key=lambda c: c["config"])
+        params.extend(pytest.param(corpus, case, id=case["id"]) for case in cases)
     return params
 
 
@@ -82,8 +82,21 @@ def _model_dir(model: str) -> Path:
     return SHARED / model
 
 
-@cache
+_open: dict[tuple[str, str], Any] = {}
+
+
 def _client(corpus: str, config_name: str) -> Any:
+    """The TestClient of this config, closing the previous config's (a loaded model is ~100 MB)."""
+    key = (corpus, config_name)
+    if key not in _open:
+        for client in _open.values():
+            client.__exit__(None, None, None)
+        _open.clear()
+        _open[key] = _new_client(corpus, config_name)
+    return _open[key]
+
+
+def _new_client(corpus: str, config_name: str) -> Any:
     """A TestClient over the app `tokenfront serve` builds for this config."""
     from starlette.testclient import TestClient
 
