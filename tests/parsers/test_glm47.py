@@ -37,7 +37,8 @@ def test_golden_stream(case: dict) -> None:
 
 
 def test_flags() -> None:
-    assert type(make("glm47", MODEL)) is type(make("glm45", MODEL))
+    # glm45 is glm47 plus the undeclared-function deviation (docs/deviations.md).
+    assert isinstance(make("glm45", MODEL), type(make("glm47", MODEL)))
     assert parser().supports_required_and_named is False
 
 
@@ -58,11 +59,12 @@ ONE = (
             [("get_weather", '{"city": " Pa ris "}')],
             None,
         ),
-        # Functions the request does not offer are dropped with their markup.
+        # Deviation from vLLM 0.33.0 (test_glm4_moe_tool_parser.py): a function the request
+        # does not offer is kept, its JSON-looking values decoded.
         (
             "Hi.\n<tool_call>launch\n<arg_key>x</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
-            [],
-            "Hi.\n",
+            [("launch", '{"x": 1}')],
+            "Hi.",
         ),
         ("Hi.\n<tool_call>get_weather\n</tool_call>\nBye.", [("get_weather", "{}")], "Hi."),
         (

@@ -30,6 +30,7 @@ from tokenfront.parsers.base import (
     ToolParser,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.schema_types import is_finite_json
 
 # Longer texts are treated as plain content rather than handed to the Python parser.
 MAX_PARSE_CHARS = 1_000_000
@@ -105,8 +106,16 @@ def call_to_tool(call: ast.Call) -> ToolCall:
     return ToolCall(name=name, arguments=json.dumps(arguments, ensure_ascii=False))
 
 
-def calls_in_module(module: ast.Module, *, require_one: bool = False) -> list[ToolCall]:
-    """The calls of a module whose first statement is a list of calls."""
+def calls_in_module(
+    module: ast.Module, *, require_one: bool = False, skip_bad_calls: bool = False
+) -> list[ToolCall]:
+    """The calls of a module whose first statement is a list of calls.
+
+    `skip_bad_calls`: a call whose arguments are not JSON values (bytes, non-finite numbers)
+    is dropped instead of failing the whole list, as long as one call survives (vLLM's tests
+    `test_bad_sibling_call_does_not_drop_good_calls`, `test_non_finite_argument_rejected`;
+    a deliberate deviation from vLLM 0.33.0, see docs/deviations.md).
+    """
     if not module.body:
         raise NotACallList("empty text")
     node = getattr(module.body[0], "value", None)
@@ -114,7 +123,40 @@ def calls_in_module(module: ast.Module, *, require_one: bool = False) -> list[To
         raise NotACallList("not a list of calls")
     if require_one and not node.elts:
         raise NotACallList("empty call list")
-    return [call_to_tool(e) for e in node.elts]  # type: ignore[arg-type]
+    if not skip_bad_calls:
+        return [call_to_tool(e) for e in node.elts]  # type: ignore[arg-type]
+    calls: list[ToolCall] = []
+    failure: Exception | None = None
+    for element in node.elts:
+        try:
+            call = call_to_tool(element)  # type: ignore[arg-type]
+            if not is_finite_json(json.loads(call.arguments)):
+                raise NotACallList("argument is not a finite JSON number")
+        except NotACallList as exc:
+            failure = exc
+            continue
+        calls.append(call)
+    if failure is not None and not calls:
+        raise failure
+    return calls
+
+
+def salvage_call_prefix(source: str) -> ast.Module | None:
+    """The longest `[call(...), ...]` prefix of a list whose later element does not parse.
+
+    vLLM's test_good_call_survives_unparsable_sibling: `[good(...), f(a='x 'y')]` keeps `good`.
+    """
+    ends = [m.end() for m in re.finditer(r"\)\s*,", source)]
+    for end in reversed(ends):
+        candidate = source[: end - 1].rstrip().rstrip(",") + "]"
+        try:
+            module = parse_module(candidate)
+        except (SyntaxError, ValueError, NotACallList):
+            continue
+        node = getattr(module.body[0], "value", None) if module.body else None
+        if isinstance(node, ast.List) and node.elts:
+            return module
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -544,6 +586,8 @@ class PythonCallListParser(ToolParser):
     # Optional wrapper a model may put around the list (llama4: <|python_start|>...).
     wrapper_start: str | None = None
     wrapper_end: str | None = None
+    # Keep the calls before a sibling that does not parse (pythonic; docs/deviations.md).
+    salvage_syntax_errors: bool = False
 
     def _unwrap(self, text: str) -> str:
         if self.wrapper_start and text.startswith(self.wrapper_start):
@@ -557,7 +601,14 @@ class PythonCallListParser(ToolParser):
         if not looks_like_call_list(source):
             return ExtractedToolCalls(False, [], source)
         try:
-            calls = calls_in_module(parse_module(source))
+            try:
+                module = parse_module(source)
+            except SyntaxError:
+                salvaged = salvage_call_prefix(source) if self.salvage_syntax_errors else None
+                if salvaged is None:
+                    raise
+                module = salvaged
+            calls = calls_in_module(module, skip_bad_calls=True)
         except Exception:
             return ExtractedToolCalls(False, [], source)
         return ExtractedToolCalls(True, calls, None)
@@ -590,7 +641,7 @@ class PythonCallListParser(ToolParser):
             if closed is None:
                 return None
             valid, added = closed
-            calls = calls_in_module(parse_module(valid))
+            calls = calls_in_module(parse_module(valid), skip_bad_calls=True)
             deltas = diff_calls(state, calls, added)
         except Exception:
             return None
@@ -673,7 +724,7 @@ class WrappedPythonCallParser(ToolParser):
             return ExtractedToolCalls(False, [], text)
         try:
             module, kw_renamed = self._parse_repaired(body)
-            calls = calls_in_module(module, require_one=True)
+            calls = calls_in_module(module, require_one=True, skip_bad_calls=True)
             if kw_renamed:
                 calls = self._restore(calls)
         except Exception:
@@ -754,7 +805,7 @@ class WrappedPythonCallParser(ToolParser):
             if closed is None:
                 return content_only()
             valid, added = closed
-            calls = calls_in_module(parse_module(valid))
+            calls = calls_in_module(parse_module(valid), skip_bad_calls=True)
             if kw_renamed:
                 calls = self._restore(calls)
             deltas = diff_calls(state, calls, added)

@@ -11,9 +11,12 @@ not offer are dropped. With thinking switched off the think tags are plain text.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.engines.schema_types import has_tool
 from tokenfront.parsers.engines.xml_args import KeyValueCodec
 from tokenfront.parsers.engines.xml_params import (
     E_ARGS,
@@ -96,3 +99,42 @@ def _always_thinks(tokenizer: Any) -> bool:
         and "enable_thinking" not in template
         and all(tag in template for tag in ("<tool_call>", "<arg_key>", "<arg_value>"))
     )
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+@tool_parser("glm45")
+class Glm45ToolParser(Glm47ToolParser):
+    """glm45: like glm47, but a call to a function missing from the request tools is kept.
+
+    Deliberate deviation from vLLM 0.33.0 (which drops such a call and its text), asserted by
+    vLLM's tests/tool_parsers/test_glm4_moe_tool_parser.py (docs/deviations.md).
+    """
+
+    name = "glm45"
+
+    def _accept_name(self, name: str) -> bool:
+        # Only identifier-like names: markup or JSON a model wrote in the name slot stays
+        # rejected exactly as vLLM 0.33.0 rejects it.
+        return super()._accept_name(name) or _IDENTIFIER.fullmatch(name) is not None
+
+    def convert_args(self, raw: str, partial: bool, name: str) -> str:
+        converted = super().convert_args(raw, partial, name)
+        if partial or not name or self.tools is None or has_tool(self.tools, name):
+            return converted
+        # No schema for an undeclared function: JSON-looking values are decoded
+        # (test_extract_tool_calls_numeric_deserialization).
+        try:
+            args = json.loads(converted)
+        except ValueError:
+            return converted
+        if not isinstance(args, dict):
+            return converted
+        for key, value in args.items():
+            if isinstance(value, str):
+                try:
+                    args[key] = json.loads(value)
+                except ValueError:
+                    pass
+        return json.dumps(args, ensure_ascii=False)

@@ -9,3 +9,4 @@ from tokenfront.parsers.registry import tool_parser
 @tool_parser("pythonic")
 class PythonicToolParser(PythonCallListParser):
     name = "pythonic"
+    salvage_syntax_errors = True

@@ -13,11 +13,13 @@ One wrapping newline of each value is markup; values are typed from the tool sch
 
 from __future__ import annotations
 
+from tokenfront.parsers.base import JSONState
 from tokenfront.parsers.engines.xml_args import EqualsParamCodec
 from tokenfront.parsers.engines.xml_params import (
     E_ARGS,
     E_CALL_END,
     E_CALL_START,
+    E_NAME,
     E_REASONING_END,
     S_ARGS,
     S_BETWEEN,
@@ -25,10 +27,15 @@ from tokenfront.parsers.engines.xml_params import (
     S_NAME,
     S_PREAMBLE,
     S_REASONING,
+    Event,
     Grammar,
     MarkupToolParser,
 )
 from tokenfront.parsers.registry import tool_parser
+from tokenfront.parsers.tools.qwen3_values import fix_qwen3_values
+
+# Marks a function name that no `>` closed (or a template placeholder): never a call.
+_BAD_NAME = "\x00"
 
 
 def function_markup_grammar(name: str, think: tuple[str, str], call: tuple[str, str]) -> Grammar:
@@ -85,3 +92,28 @@ class Qwen3CoderToolParser(MarkupToolParser):
     name = "qwen3_coder"
     grammar = QWEN3_CODER
     supports_required_and_named = False  # structural-tag model in vLLM
+
+    # Deviations from vLLM 0.33.0 asserted by vLLM's own tests (docs/deviations.md).
+
+    def convert_args(self, raw: str, partial: bool, name: str) -> str:
+        return fix_qwen3_values(super().convert_args(raw, partial, name), self.tools, name)
+
+    def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        unterminated = (
+            state["st"] == S_NAME
+            and terminal != "CLOSE_ANGLE"
+            and (S_NAME, terminal) in self.g.transitions
+            and not (self.skip_reasoning_parsing and terminal in self.g.reasoning_markup)
+        )
+        events = super()._terminal(state, terminal, text)
+        if unterminated:
+            # `<function=bad_name` with no `>`: test_none_tool_calls_filtered.
+            return [(E_NAME, _BAD_NAME, events[0][2] if events else state["ti"]), *events]
+        return events
+
+    def _accept_name(self, name: str) -> bool:
+        # `<function={{ tc.name }}>` is an unrendered template, not a call:
+        # test_jinja_template_phantom_tool_call_is_rejected_nonstreaming.
+        if _BAD_NAME in name or ("{{" in name and "}}" in name):
+            return False
+        return super()._accept_name(name)
