@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from json_support import (
     check_golden,
@@ -20,8 +18,14 @@ MODEL = "synthetic-multi"
 START = "<|action_start|><|plugin|>"
 
 
+# Deliberate deviations from vLLM 0.33.0 (docs/deviations.md, tests/golden/deviations.json).
+DEVIATIONS = {"pub-syn-internlm-derender-chat-004", "pub-syn-internlm-derender-chat-005"}
+
+
 @pytest.mark.parametrize("case", golden_cases("internlm"), ids=lambda c: c["id"])
 def test_golden(case: dict) -> None:
+    if case["id"] in DEVIATIONS:
+        pytest.skip("deliberate deviation from vLLM 0.33.0")
     check_golden(case)
 
 
@@ -37,9 +41,10 @@ def test_no_parameters_means_empty_object() -> None:
     assert oneshot("internlm", MODEL, text) == (None, [("get_time", "{}")])
 
 
-def test_malformed_json_raises() -> None:
-    with pytest.raises(json.JSONDecodeError):
-        oneshot("internlm", MODEL, f'{START}{{"name": "get_time", "parameters": {{}}<|action_end|>')
+def test_malformed_json_is_no_call() -> None:
+    # vLLM 0.33.0 answers 400; its test_malformed_input asserts no error (deviation).
+    text = f'{START}{{"name": "get_time", "parameters": {{}}<|action_end|>'
+    assert oneshot("internlm", MODEL, text) == (text, [])
 
 
 def test_stream_one_call() -> None:

@@ -50,12 +50,22 @@ class InternLM2ToolParser(JsonToolParser):
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         if PLUGIN_START not in text:
             return no_calls(text)
-        # Errors (two plugin markers, malformed JSON) propagate: vLLM turns them into a 400.
+        # Errors (two plugin markers) propagate: vLLM turns them into a 400.
         content, action = text.split(PLUGIN_START)
         action = action.split(ACTION_END)[0]
         action = action[action.find("{") :]
-        obj = json.loads(action)
+        # Deliberate deviations from vLLM 0.33.0 (docs/deviations.md), asserted by
+        # tests/tool_parsers/test_internlm2_tool_parser.py: a malformed action body is no call
+        # (0.33.0: 400), and a tool the request does not declare is not emitted.
+        try:
+            obj = json.loads(action)
+        except ValueError:
+            return no_calls(text)
+        if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+            return no_calls(text)
         name = obj["name"]
+        if self.ctx.tools and self.ctx.tool_named(name) is None:
+            return no_calls(text)
         args = dumps(obj.get("parameters", obj.get("arguments", {})))
         return ExtractedToolCalls(
             tools_called=True,

@@ -1,0 +1,138 @@
+"""Run vLLM parser-test vectors through tokenfront's `ChatOutputParser` (one-shot and streaming).
+
+Shared by the `test_vllm_vectors_<family>.py` regression modules. The pipeline is built with
+`build_output_parser` over a real model tokenizer from ../shared/models; streams feed one
+tokenizer token per delta, as vLLM's derender does for one-token chunks.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from vllm_vectors_loader import check_result
+
+from tokenfront.config import ModelOptions
+from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.pipeline import ChatOutputParser, build_output_parser
+
+MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
+if not MODELS.is_dir():
+    MODELS = Path("/work/shared/models")
+
+# Model directory whose tokenizer holds the parser's marker tokens.
+MODEL_FOR = {
+    "qwen3_coder": "qwen3",
+    "qwen3_xml": "qwen3",
+    "hermes": "qwen3",
+    "llama3_json": "llama3",
+    "pythonic": "llama3",
+    "llama4_pythonic": "llama3",
+    "deepseek_v3": "deepseek",
+    "deepseek_v31": "deepseek",
+}
+
+needs_models = pytest.mark.skipif(not MODELS.is_dir(), reason="../shared/models is absent")
+
+
+@functools.cache
+def _tokenizer(model: str) -> Any:
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(MODELS / model))
+
+
+@functools.cache
+def output_parser(parser: str) -> tuple[ChatOutputParser, Any]:
+    model = MODEL_FOR.get(parser, "synthetic-multi")
+    tok = _tokenizer(model)
+    options = ModelOptions(
+        model=str(MODELS / model), tool_call_parser=parser, enable_auto_tool_choice=True
+    )
+    built = build_output_parser(options, tok)
+    assert built is not None
+    return built, tok
+
+
+def request_context(vec: dict[str, Any]) -> ParseContext:
+    """The request: the vector's tools, or (common suite, no tools) one per name it calls."""
+    tools = vec.get("tools")
+    if not tools:
+        names = {c["name"] for c in vec["expected"].get("tool_calls") or [] if c.get("name")}
+        names |= set(re.findall(r'"name":\s*"([A-Za-z_][\w.-]*)"', vec["model_output"]))
+        tools = [
+            {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+            for n in sorted(names or {"dummy_tool"})
+        ]
+    request = vec.get("request") or {}
+    return ParseContext(
+        tools=tools,
+        tool_choice=request.get("tool_choice") or "auto",
+        chat_template_kwargs=dict(request.get("chat_template_kwargs") or {}),
+        enable_auto_tools=True,
+        prompt_token_ids=[],
+    )
+
+
+Result = tuple[str | None, str | None, list[tuple[str | None, str | None]]]
+
+
+def one_shot(vec: dict[str, Any]) -> Result:
+    parser, tok = output_parser(vec["parser"])
+    text = vec["model_output"]
+    message = parser.parse(text, tok.encode(text, add_special_tokens=False), request_context(vec))
+    calls = [(c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]]
+    return message["content"], message["reasoning"], calls
+
+
+def streamed(vec: dict[str, Any]) -> Result:
+    parser, tok = output_parser(vec["parser"])
+    ids = tok.encode(vec["model_output"], add_special_tokens=False)
+    ctx = request_context(vec)
+    state = None
+    shown = ""
+    content = reasoning = ""
+    calls: dict[int, list[Any]] = {}
+    for i in range(len(ids)):
+        full = tok.decode(ids[: i + 1], skip_special_tokens=False)
+        piece = "" if full.endswith("\ufffd") else full[len(shown) :]
+        if piece:
+            shown = full
+        delta, state = parser.stream(state, piece, [ids[i]], ctx, finished=i == len(ids) - 1)
+        if delta is None:
+            continue
+        content += delta.content or ""
+        reasoning += delta.reasoning or ""
+        for tc in delta.tool_calls or []:
+            slot = calls.setdefault(tc.index, [None, ""])
+            slot[0] = tc.name or slot[0]
+            slot[1] += tc.arguments or ""
+    return content or None, reasoning or None, [tuple(calls[k]) for k in sorted(calls)]
+
+
+def modes(vec: dict[str, Any]) -> list[str]:
+    return ["non_streaming", "streaming"] if vec["mode"] == "both" else [vec["mode"]]
+
+
+def problems(vec: dict[str, Any], mode: str) -> list[str]:
+    content, reasoning, calls = (one_shot if mode == "non_streaming" else streamed)(vec)
+    checked = dict(vec, mode=mode)
+    return check_result(
+        checked, content=content, reasoning=reasoning, tool_calls=calls, tools_called=bool(calls)
+    )
+
+
+def cases(parser: str, sources: set[str]) -> list[Any]:
+    """pytest params (vector, mode) for the vectors whose source test name is in `sources`."""
+    from vllm_vectors_loader import load_vectors
+
+    out = []
+    for vec in load_vectors(parser, kind="tool"):
+        name = vec["source"].split("::")[-1]
+        if name in sources:
+            for mode in modes(vec):
+                out.append(pytest.param(vec, mode, id=f"{vec['source']}:{mode}"))
+    return out
