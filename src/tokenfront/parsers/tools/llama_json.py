@@ -8,6 +8,7 @@ with `{` as a tool call.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar
 
 from tokenfront.parsers.base import (
@@ -32,6 +33,7 @@ from tokenfront.parsers.engines.json_calls import (
 )
 from tokenfront.parsers.registry import tool_parser
 
+_PROSE = re.compile(r"[A-Za-z]")
 PYTHON_TAG = "<|python_tag|>"
 CALL_SEPARATOR = "; "
 
@@ -64,6 +66,7 @@ class LlamaJsonToolParser(JsonToolParser):
         for start, ch in enumerate(text):
             if ch != "{" or start <= end:
                 continue
+            last_end = max(end, 0)
             try:
                 obj, used = decoder.raw_decode(text[start:])
                 end = start + used
@@ -73,6 +76,11 @@ class LlamaJsonToolParser(JsonToolParser):
                     raise _CallError(name)
                 calls.append(ToolCall(name=name, arguments=dumps(args), id=random_tool_call_id()))
             except Exception:
+                if calls and _PROSE.search(text, last_end, start):
+                    # Deviation from vLLM 0.33.0 (docs/deviations.md): a brace inside prose
+                    # after the calls does not cancel them (test_llama3_json_tool_parser.py::
+                    # test_extract_tool_calls_brace_in_trailing_text / _json_fragment_in_…).
+                    break
                 # Any undecodable object or missing key: the whole output is content.
                 return no_calls(text)
         if calls:
