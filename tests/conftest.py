@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# The shared model folders (../shared/models beside the repository, as CI lays them out).
+_REPO = Path(__file__).resolve().parents[1]
+os.environ.setdefault(
+    "TOKENFRONT_TEST_MODELS",
+    str(Path(os.environ.get("TOKENFRONT_SHARED", _REPO.parent / "shared")) / "models"),
+)
 
 
 @pytest.fixture(scope="session")

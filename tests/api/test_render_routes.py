@@ -14,7 +14,7 @@ from tokenfront.api.app import create_app
 from tokenfront.config import ModelOptions, ServerSettings
 from tokenfront.tokenization.registry import ModelRegistry, load_model
 
-MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
+MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 CHAT = "/v1/chat/completions/render"
 COMPLETION = "/v1/completions/render"
 

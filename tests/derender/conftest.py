@@ -1,4 +1,4 @@
-"""Shared models for the derender tests (tokenizer-only folders from /work/shared/models)."""
+"""Shared models for the derender tests (tokenizer-only folders from ../shared/models)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from tokenfront.config import ModelOptions, ServerSettings
 from tokenfront.tokenization.registry import ServedModel, load_model
 
-MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
+MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 
 def _load(folder: str, name: str, **options: object) -> ServedModel:

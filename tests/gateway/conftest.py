@@ -20,7 +20,7 @@ from tokenfront.mock_engine.app import MockEngine, create_mock_app
 from tokenfront.mock_engine.script import parse_script
 from tokenfront.tokenization.registry import ModelRegistry, ServedModel, load_model
 
-MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
+MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 WEATHER_CALL = (
     "<think>\nThe user wants the weather, so I call the tool.\n</think>\n\n"

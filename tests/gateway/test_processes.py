@@ -23,7 +23,7 @@ from gateway_support import free_port
 
 from tokenfront import cli
 
-MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
+MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 TOKENFRONT = [sys.executable, "-m", "tokenfront"]
 SLOW = pytest.mark.skipif(
     os.environ.get("TOKENFRONT_PROCESS_TESTS") != "1",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from tokenfront.parsers.pipeline import ChatOutputParser
 
 MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
 if not MODELS.is_dir():
-    MODELS = Path("/work/shared/models")
+    MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 GOLDEN = Path(__file__).parent / "data" / "json_golden.json"
 
 Calls = list[tuple[str, str]]

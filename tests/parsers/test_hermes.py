@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from tokenfront.parsers.registry import get_tool_parser
 
 MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
 if not MODELS.is_dir():
-    MODELS = Path("/work/shared/models")
+    MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 
 @functools.cache

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from tokenfront.parsers.pipeline import ChatOutputParser
 
 MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
 if not MODELS.is_dir():
-    MODELS = Path("/work/shared/models")
+    MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 TOOLS = [
     {

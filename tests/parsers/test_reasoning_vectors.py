@@ -7,6 +7,7 @@ one tokenizer token per delta (vLLM's tests/reasoning/utils.py) and join the del
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from tokenfront.parsers.registry import get_reasoning_parser, reasoning_parser_n
 
 MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
 if not MODELS.is_dir():
-    MODELS = Path("/work/shared/models")
+    MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 # Parsers whose markers all exist in the synthetic tokenizer (qwen3 + marker tokens).
 PARSERS = [

@@ -8,6 +8,7 @@ tokenizer token per delta, as vLLM's derender does for one-token chunks.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from tokenfront.parsers.pipeline import ChatOutputParser, build_output_parser
 
 MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
 if not MODELS.is_dir():
-    MODELS = Path("/work/shared/models")
+    MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 # Model directory whose tokenizer holds the parser's marker tokens.
 MODEL_FOR = {

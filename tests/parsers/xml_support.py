@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from transformers import AutoTokenizer
 from tokenfront.parsers.base import DeltaMessage, ParseContext, ToolParser
 from tokenfront.parsers.registry import get_tool_parser
 
-MODELS = Path("/work/shared/models")
+MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 GOLDEN = Path(__file__).parent / "data" / "xml_golden.json"
 
 

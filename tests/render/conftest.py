@@ -10,7 +10,7 @@ import pytest
 from tokenfront.config import ModelOptions
 from tokenfront.tokenization.registry import ServedModel, load_model
 
-MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
+MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 
 def _load(folder: str, name: str, **options: object) -> ServedModel:

@@ -17,7 +17,7 @@ from tokenfront.tokenization.detokenizer import (
     tokenizer_view,
 )
 
-MODELS = Path(os.environ.get("TOKENFRONT_TEST_MODELS", "/work/shared/models"))
+MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 
 def _tokenizer(folder: str):
