@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from tokenfront.parsers.base import ExtractedToolCalls
 from tokenfront.parsers.engines.separated_calls import MarkerRegexToolParser
 from tokenfront.parsers.registry import tool_parser
 
@@ -22,3 +23,13 @@ class DeepSeekV31ToolParser(MarkerRegexToolParser):
     name_regex = re.compile(r"(?P<name>.*)<｜tool▁sep｜>")
     content_after_calls = False
     model_label = "DeepSeek-V3.1"
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        result = super().extract_tool_calls(text)
+        if result.tools_called and not result.tool_calls:
+            # Deviation from vLLM 0.33.0 (docs/deviations.md): a calls-begin token with no
+            # parsable call is no tool call and the whole output stays content
+            # (tests/tool_parsers/test_deepseekv31_tool_parser.py::
+            # test_extract_tool_calls_unparsable_block).
+            return ExtractedToolCalls(False, [], text)
+        return result
