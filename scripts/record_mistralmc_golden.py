@@ -353,8 +353,9 @@ def main() -> None:
         with open(args.out, "w", encoding="utf-8") as f:
             for c in cases:
                 got = run_case(client, args.url, c)
-                if isinstance(got["status"], int) and got["status"] >= 500:
-                    # vLLM crashes (tokenfront answers a 400 instead): not a parity fact.
+                if isinstance(got["status"], int) and (got["status"] >= 500 or got["status"] < 0):
+                    # vLLM crashes or drops the connection (e.g. /detokenize of lone UTF-8
+                    # byte tokens); tokenfront answers a 400 / 200 instead: not a parity fact.
                     print(f"skipped {c['id']}: vLLM answered {got['status']}")
                     continue
                 f.write(json.dumps({**c, **got}, ensure_ascii=False) + "\n")
