@@ -106,7 +106,12 @@ async def test_garbage_mid_stream_is_a_502_event_and_an_abort(deployment: Deploy
 
 
 async def test_underivable_output_is_a_502_event(deployment: Deployment) -> None:
-    engine = FakeEngine(lambda r: sse(chunk([10**9], "stop")))
+    # Unknown output ids decode to nothing (as on vLLM), but a negative logprob id cannot be resolved.
+    bad = chunk(hello_ids(deployment)[:1], "stop")
+    bad["choices"][0]["logprobs"] = {  # type: ignore[index]
+        "content": [{"token_id": -1, "logprob": -0.5, "top_logprobs": []}]
+    }
+    engine = FakeEngine(lambda r: sse(bad))
     got = events(await call(deployment, engine, "/v1/chat/completions", CHAT))
     assert got[-2]["error"]["code"] == 502  # type: ignore[index]
     assert "derendered" in got[-2]["error"]["message"]  # type: ignore[index]
