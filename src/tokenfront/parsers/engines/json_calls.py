@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     ExtractedToolCalls,
     JSONState,
     ToolParser,
+    random_tool_call_id,
 )
 from tokenfront.tokenization.vocab import vocab_of
 
@@ -135,6 +136,58 @@ def name_delta(index: int, call_id: str, name: str) -> DeltaMessage:
     return DeltaMessage(
         tool_calls=[DeltaToolCall(index=index, id=call_id, type="function", name=name)]
     )
+
+
+def advance_partial_calls(
+    state: dict[str, Any], calls: list[Any], complete: list[bool], bad_name: type[Exception]
+) -> DeltaMessage | None:
+    """One streaming step over the calls parsed so far from partial JSON (vLLM's llama-style
+    streaming): flush the previous call's arguments when a new call starts, else send the name
+    once, then the arguments as far as they are stable. `bad_name` is raised for a non-string name.
+    """
+    if not calls:
+        return None
+    tool = state["tool"]
+    streamed: list[str] = state["streamed"]
+    current = calls[tool]
+    if len(calls) > tool + 1:
+        delta = None
+        if tool >= 0:
+            args = current.get("arguments")
+            if args:
+                tail = dumps(args)[len(streamed[tool]) :]
+                delta = args_delta(tool, tail)
+                streamed[tool] += tail
+        state["tool"] = len(calls) - 1
+        state["name_sent"] = False
+        streamed.append("")
+        return delta
+    delta = None
+    if not state["name_sent"]:
+        name = current.get("name")
+        if name:
+            if not isinstance(name, str):
+                raise bad_name(name)
+            delta = name_delta(tool, random_tool_call_id(), name)
+            state["name_sent"] = True
+    else:
+        args = current.get("arguments")
+        if args:
+            sent = len(streamed[tool])
+            args_json = dumps(args)
+            prev_args = state["prev"][tool].get("arguments")
+            diff = None
+            if complete[tool]:
+                diff = args_json[sent:]
+            elif prev_args:
+                prev_json = dumps(prev_args)
+                if args_json != prev_json:
+                    diff = common_prefix(prev_json, args_json)[sent:]
+            if diff is not None:
+                delta = args_delta(tool, diff)
+                streamed[tool] += diff
+    state["prev"] = calls
+    return delta
 
 
 class JsonToolParser(ToolParser):

@@ -23,11 +23,9 @@ from tokenfront.parsers.engines.json_calls import (
     ALLOW_NO_PARTIAL_STR,
     JsonToolParser,
     MalformedJSON,
-    args_delta,
-    common_prefix,
+    advance_partial_calls,
     dumps,
     is_complete_json,
-    name_delta,
     no_calls,
     partial_loads,
 )
@@ -119,49 +117,4 @@ class LlamaJsonToolParser(JsonToolParser):
                 calls.append(obj)
         except MalformedJSON:
             return None
-
-        tool = state["tool"]
-        streamed: list[str] = state["streamed"]
-        current = calls[tool] if calls else {}
-        if not calls:
-            return None
-        if len(calls) > tool + 1:
-            # A new call starts: first flush what the previous call's arguments still lack.
-            delta = None
-            if tool >= 0:
-                args = current.get("arguments")
-                if args:
-                    tail = dumps(args)[len(streamed[tool]) :]
-                    delta = args_delta(tool, tail)
-                    streamed[tool] += tail
-            state["tool"] = len(calls) - 1
-            state["name_sent"] = False
-            streamed.append("")
-            return delta
-
-        delta = None
-        if not state["name_sent"]:
-            name = current.get("name")
-            if name:
-                if not isinstance(name, str):
-                    raise _CallError(name)
-                delta = name_delta(tool, random_tool_call_id(), name)
-                state["name_sent"] = True
-        else:
-            args = current.get("arguments")
-            if args:
-                sent = len(streamed[tool])
-                args_json = dumps(args)
-                prev_args = state["prev"][tool].get("arguments")
-                diff = None
-                if complete[tool]:
-                    diff = args_json[sent:]
-                elif prev_args:
-                    prev_json = dumps(prev_args)
-                    if args_json != prev_json:
-                        diff = common_prefix(prev_json, args_json)[sent:]
-                if diff is not None:
-                    delta = args_delta(tool, diff)
-                    streamed[tool] += diff
-        state["prev"] = calls
-        return delta
+        return advance_partial_calls(state, calls, complete, _CallError)
