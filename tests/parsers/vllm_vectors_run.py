@@ -34,6 +34,7 @@ MODEL_FOR = {
     "llama4_pythonic": "llama3",
     "deepseek_v3": "deepseek",
     "deepseek_v31": "deepseek",
+    "mistral": "mistral",
 }
 
 needs_models = pytest.mark.skipif(not MODELS.is_dir(), reason="../shared/models is absent")
