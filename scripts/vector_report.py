@@ -1,11 +1,16 @@
 """Pass counts of vLLM parser-test vectors (tests/parsers/vllm_vectors) through tokenfront; names print failures."""
+
 import sys, collections, traceback
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "tests" / "parsers"))
+
+sys.path.insert(
+    0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "tests" / "parsers")
+)
 from vllm_vectors_loader import load_vectors, vector_parsers
 from vllm_vectors_run import problems, modes
-tot = collections.Counter(); bad = collections.defaultdict(list)
+
+tot = collections.Counter()
+bad = collections.defaultdict(list)
 for vec in load_vectors(kind="tool"):
-    if vec.get("xfail") and False: pass
     for mode in modes(vec):
         tot[vec["parser"]] += 1
         try:
@@ -15,8 +20,8 @@ for vec in load_vectors(kind="tool"):
         if p:
             bad[vec["parser"]].append((vec["source"], mode, p))
 for k in sorted(tot):
-    print(f"{k:18} {tot[k]-len(bad[k])}/{tot[k]}")
-print("TOTAL", sum(tot.values())-sum(len(v) for v in bad.values()), "/", sum(tot.values()))
+    print(f"{k:18} {tot[k] - len(bad[k])}/{tot[k]}")
+print("TOTAL", sum(tot.values()) - sum(len(v) for v in bad.values()), "/", sum(tot.values()))
 if len(sys.argv) > 1:
     for k in sys.argv[1:]:
         for s, m, p in bad[k]:
