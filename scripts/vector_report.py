@@ -1,12 +1,13 @@
 """Pass counts of vLLM parser-test vectors (tests/parsers/vllm_vectors) through tokenfront; names print failures."""
 
-import sys, collections, traceback
+import collections
+import sys
 
 sys.path.insert(
     0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "tests" / "parsers")
 )
-from vllm_vectors_loader import load_vectors, vector_parsers
-from vllm_vectors_run import problems, modes
+from vllm_vectors_loader import load_vectors
+from vllm_vectors_run import modes, problems
 
 tot = collections.Counter()
 bad = collections.defaultdict(list)
