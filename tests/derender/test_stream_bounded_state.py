@@ -7,6 +7,7 @@ bounded detokenizer window and the parsers' grammar state, whatever the output l
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from tokenfront.config import ServerSettings
 from tokenfront.derender.state import StateCodec
@@ -25,10 +26,10 @@ TOOLS = [
 ]
 
 
-def _with_parsers(model):
+def _with_parsers(model, tool_parser: str = "hermes"):
     options = dataclasses.replace(
         model.options,
-        tool_call_parser="hermes",
+        tool_call_parser=tool_parser,
         reasoning_parser="qwen3",
         enable_auto_tool_choice=True,
     )
@@ -52,24 +53,22 @@ def _output_ids(model, total: int) -> list[int]:
     return head + middle + tail + [tok.convert_tokens_to_ids("<|im_end|>")]
 
 
-def test_state_size_stays_flat_over_4096_one_token_chunks(qwen3) -> None:
-    model = _with_parsers(qwen3)
+def _stream_sizes(model, ids: list[int], chat_request: dict) -> tuple[dict[int, int], list[dict]]:
+    """Stream `ids` one token per chunk; the state size after each chunk and the deltas."""
     settings = ServerSettings(stream_state_key=["k"])
     codec = StateCodec(["k"])
-    chat_request = {"model": "qwen3", "messages": [{"role": "user", "content": "hi"}], "tools": TOOLS}
     prompt_ids = model.tokenizer.apply_chat_template(
-        chat_request["messages"], tools=TOOLS, add_generation_prompt=True, tokenize=True
+        chat_request["messages"],
+        tools=TOOLS,
+        add_generation_prompt=True,
+        tokenize=True,
+        **chat_request.get("chat_template_kwargs", {}),
     )
     if not isinstance(prompt_ids, list):  # a BatchEncoding
         prompt_ids = prompt_ids["input_ids"]
-    ids = _output_ids(model, 4096)
-    assert len(ids) == 4096
-
     state = None
     sizes: dict[int, int] = {}
-    reasoning: list[str] = []
-    tool_names: list[str] = []
-    finish = None
+    choices: list[dict] = []
     for i, tid in enumerate(ids):
         choice = {"index": 0, "token_ids": [tid]}
         if i == len(ids) - 1:
@@ -87,15 +86,33 @@ def test_state_size_stays_flat_over_4096_one_token_chunks(qwen3) -> None:
         )
         state = result["stream_state"]
         sizes[i + 1] = len(state)
-        for ch in result["chunk"]["choices"]:
-            delta = ch.get("delta") or {}
-            if delta.get("reasoning"):
-                reasoning.append(delta["reasoning"])
-            for call in delta.get("tool_calls") or ():
-                name = (call.get("function") or {}).get("name")
-                if name:
-                    tool_names.append(name)
-            finish = ch.get("finish_reason") or finish
+        choices.extend(result["chunk"]["choices"])
+    return sizes, choices
+
+
+def test_state_size_stays_flat_over_4096_one_token_chunks(qwen3) -> None:
+    model = _with_parsers(qwen3)
+    chat_request = {
+        "model": "qwen3",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": TOOLS,
+    }
+    ids = _output_ids(model, 4096)
+    assert len(ids) == 4096
+    sizes, choices = _stream_sizes(model, ids, chat_request)
+
+    reasoning: list[str] = []
+    tool_names: list[str] = []
+    finish = None
+    for ch in choices:
+        delta = ch.get("delta") or {}
+        if delta.get("reasoning"):
+            reasoning.append(delta["reasoning"])
+        for call in delta.get("tool_calls") or ():
+            name = (call.get("function") or {}).get("name")
+            if name:
+                tool_names.append(name)
+        finish = ch.get("finish_reason") or finish
 
     # The stream really went through both parsers.
     assert "".join(reasoning).count("mild today") > 100
@@ -104,3 +121,41 @@ def test_state_size_stays_flat_over_4096_one_token_chunks(qwen3) -> None:
     # State at chunk 4,000 is within 2x of chunk 10 (vLLM's grows by every token).
     assert sizes[4000] <= 2 * sizes[10], (sizes[10], sizes[4000])
     assert max(sizes.values()) < 4096
+
+
+def test_required_tool_choice_state_stays_flat_over_4096_one_token_chunks(qwen3) -> None:
+    """tool_choice "required": the output is a JSON array of calls, scanned incrementally
+    (pythonic: a parser that leaves required calls to the shared array scanner)."""
+    model = _with_parsers(qwen3, "pythonic")
+    tok = model.tokenizer
+    chat_request = {
+        "model": "qwen3",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": TOOLS,
+        "tool_choice": "required",
+        "chat_template_kwargs": {"enable_thinking": False},
+    }
+    head = tok.encode('[{"name": "get_weather", "parameters": {"city": "', add_special_tokens=False)
+    tail = tok.encode('"}}]', add_special_tokens=False)
+    filler = tok.encode("Paris is mild ", add_special_tokens=False)
+    middle: list[int] = []
+    while len(head) + len(middle) + len(tail) + 1 < 4096:
+        middle.extend(filler)
+    middle = middle[: 4096 - len(head) - len(tail) - 1]
+    ids = head + middle + tail + [tok.convert_tokens_to_ids("<|im_end|>")]
+    sizes, choices = _stream_sizes(model, ids, chat_request)
+
+    names = [
+        c["function"]["name"]
+        for ch in choices
+        for c in (ch.get("delta") or {}).get("tool_calls") or ()
+        if (c.get("function") or {}).get("name")
+    ]
+    arguments = "".join(
+        (c.get("function") or {}).get("arguments") or ""
+        for ch in choices
+        for c in (ch.get("delta") or {}).get("tool_calls") or ()
+    )
+    assert names == ["get_weather"]
+    assert json.loads(arguments)["city"].count("Paris is mild") > 500
+    assert sizes[4000] <= 2 * sizes[10], (sizes[10], sizes[4000])

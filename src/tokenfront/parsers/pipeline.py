@@ -30,7 +30,12 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.registry import get_reasoning_parser, get_tool_parser
-from tokenfront.parsers.required import parse_required_calls, required_calls_delta
+from tokenfront.parsers.required import (
+    parse_required_calls,
+    required_calls_delta,
+    required_stream_state,
+    required_stream_step,
+)
 
 
 def _forces_tool_calls(ctx: ParseContext) -> bool:
@@ -232,7 +237,7 @@ class ChatOutputParser:
             "fr": False,
             "hist": ctx.history_tool_call_cnt,
             "n": 0,
-            "req": "",
+            "req": None,
             "tools_streamed": False,
         }
 
@@ -407,11 +412,13 @@ class ChatOutputParser:
             )
             return DeltaMessage(tool_calls=[call])
         if supports and choice == "required":
-            previous = "" if self.engine_based else st["req"]
-            current = previous + text
-            if not self.engine_based:
-                st["req"] = current
-            delta, st["fr"] = required_calls_delta(previous, current, st["hist"], id_type)
+            if self.engine_based:  # vLLM's engine parsers scan each chunk on its own
+                delta, st["fr"] = required_calls_delta("", text, st["hist"], id_type)
+                return delta
+            if not st["req"]:
+                st["req"] = required_stream_state()
+            delta = required_stream_step(st["req"], text, st["hist"], id_type)
+            st["fr"] = st["req"]["any"]
             return delta
         return tool.stream(st["t"], text, ids)
 

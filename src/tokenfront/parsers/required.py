@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
-from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, make_tool_call_id
+from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, JSONState, make_tool_call_id
 
 
 def _valid_definition(item: Any) -> bool:
@@ -49,158 +48,193 @@ def parse_required_calls(content: str) -> list[tuple[str, str]]:
     ]
 
 
-@dataclass
-class _Span:
-    name: str | None = None
-    name_end: int | None = None
-    args_start: int | None = None
-    args_end: int | None = None
-
-    def ready_at(self, length: int) -> bool:
-        return (
-            self.name is not None
-            and self.name_end is not None
-            and self.name_end <= length
-            and self.args_start is not None
-            and self.args_start < length
-        )
-
-    @property
-    def ready(self) -> bool:
-        return self.name is not None and self.args_start is not None
-
-
 _KEY, _COLON, _VALUE, _STR, _CONTAINER, _SCALAR, _AFTER = range(7)
+_TRACKED_KEYS = ("name", "parameters")
+_KEY_CAP = max(map(len, _TRACKED_KEYS)) + 1
 
 
-def _scan(text: str) -> list[_Span]:
-    """Where each element's name and `parameters` value sit in a (partial) array."""
-    spans: list[_Span] = []
-    depth = 0
-    in_string = escaped = False
-    string_start = value_start = 0
-    cur: _Span | None = None
-    expect = _KEY
-    key: str | None = None
+def required_stream_state() -> JSONState:
+    """Scanner state for a streamed required-calls array: plain JSON data whose size does not
+    grow with the output (only a call's name, and its arguments while its name is still unknown,
+    are held)."""
+    return {
+        "d": 0,  # bracket depth
+        "s": False,  # inside a string
+        "e": False,  # after a backslash in a string
+        "x": _KEY,  # what the current object expects next
+        "k": "",  # current key (capped: only "name" and "parameters" matter)
+        "ks": False,  # reading a key string
+        "v": None,  # raw text of the name string being read
+        "a": False,  # inside the current element's `parameters` value
+        "vk": _AFTER,  # kind of the value being read
+        "i": -1,  # index of the current element
+        "nm": None,  # its name, once complete
+        "as": False,  # its arguments started
+        "pa": "",  # its arguments held until the name is known
+        "an": False,  # its call was announced
+        "stop": False,  # the text stopped being an array of objects
+        "blk": False,  # an element ended without becoming a call: nothing more is streamed
+        "any": False,  # a call was announced
+    }
 
-    def end_value(pos: int) -> None:
-        nonlocal expect
-        assert cur is not None
-        if key == "parameters":
-            cur.args_end = pos
-        elif key == "name" and expect == _STR:
+
+def required_stream_step(
+    st: JSONState, text: str, history_count: int, id_type: str
+) -> DeltaMessage | None:
+    """Advance the required-calls scanner over one chunk: announces each element once its name
+    and the start of its `parameters` are known, then streams the arguments text as it arrives."""
+    out: dict[int, list[Any]] = {}  # index -> [id, name, arguments]
+    started = 0
+
+    def emit(piece: str) -> None:
+        if st["blk"]:
+            return
+        if st["an"]:
+            out.setdefault(st["i"], [None, None, ""])[2] += piece
+        else:
+            st["pa"] += piece
+
+    def maybe_announce() -> None:
+        nonlocal started
+        if st["an"] or st["nm"] is None or not st["as"]:
+            return
+        st["an"] = st["any"] = True
+        if st["blk"]:
+            return
+        call_id = make_tool_call_id(id_type, st["nm"], history_count + started)
+        out[st["i"]] = [call_id, st["nm"], st["pa"]]
+        st["pa"] = ""
+        started += 1
+
+    def end_value(closing: str) -> None:
+        if st["a"]:
+            if closing:
+                emit(closing)
+            st["a"] = False
+        elif st["v"] is not None:
             try:
-                cur.name = json.loads(text[value_start:pos])
-                cur.name_end = pos
+                st["nm"] = json.loads(st["v"] + closing)
             except ValueError:
-                cur.name = None
-        expect = _AFTER
+                st["nm"] = None
+            st["v"] = None
+            maybe_announce()
+        st["x"] = _AFTER
 
-    def start_value(pos: int, kind: int) -> None:
-        nonlocal expect, value_start
-        assert cur is not None
-        value_start = pos
-        if key == "parameters":
-            cur.args_start = pos
-        expect = kind
+    def start_value(ch: str, kind: int) -> None:
+        st["x"] = st["vk"] = kind
+        if st["k"] == "parameters":
+            st["a"] = st["as"] = True
+            emit(ch)
+            maybe_announce()
+        elif st["k"] == "name" and kind == _STR:
+            st["v"] = ch
 
-    for i, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-                if depth == 2 and cur is not None:
-                    if expect == _KEY:
-                        key = text[string_start + 1 : i]
-                        expect = _COLON
-                    elif expect == _STR:
-                        end_value(i + 1)
+    for ch in text:
+        if st["stop"]:
+            break
+        depth = st["d"]
+        if st["s"]:
+            if st["ks"]:
+                if st["e"]:
+                    st["e"] = False
+                elif ch == "\\":
+                    st["e"] = True
+                elif ch == '"':
+                    st["s"] = st["ks"] = False
+                    st["x"] = _COLON
+                    continue
+                if len(st["k"]) < _KEY_CAP:
+                    st["k"] += ch
+                continue
+            closes = not st["e"] and ch == '"'
+            st["e"] = not st["e"] and ch == "\\"
+            if closes:
+                st["s"] = False
+                if depth == 2 and st["x"] == _STR:
+                    end_value(ch)
+                    continue
+            if st["a"]:
+                emit(ch)
+            elif st["v"] is not None:
+                st["v"] += ch
             continue
         if ch == '"':
-            in_string = True
-            string_start = i
-            if depth == 2 and cur is not None and expect == _VALUE:
-                start_value(i, _STR)
+            st["s"] = True
+            if depth == 2 and st["i"] >= 0:
+                if st["x"] == _KEY:
+                    st["ks"], st["k"] = True, ""
+                    continue
+                if st["x"] == _VALUE:
+                    start_value(ch, _STR)
+                    continue
+            if st["a"]:
+                emit(ch)
             continue
         if ch in "{[":
-            if depth == 0:
-                if ch != "[":
-                    return spans
-            elif depth == 1:
-                if ch != "{":
-                    return spans
-                cur = _Span()
-                spans.append(cur)
-                expect = _KEY
-                key = None
-            elif depth == 2 and cur is not None and expect == _VALUE:
-                start_value(i, _CONTAINER)
-            depth += 1
+            if depth == 0 and ch != "[" or depth == 1 and ch != "{":
+                st["stop"] = True
+                break
+            st["d"] = depth + 1
+            if depth == 1:
+                _next_element(st)
+            elif depth == 2 and st["x"] == _VALUE:
+                start_value(ch, _CONTAINER)
+            elif st["a"]:
+                emit(ch)
             continue
         if ch in "}]":
-            if depth == 2 and cur is not None and expect == _SCALAR:
-                end_value(i)
-            depth -= 1
-            if depth == 2 and cur is not None and expect == _CONTAINER:
-                end_value(i + 1)
+            if depth == 2 and st["x"] == _SCALAR:
+                end_value("")
+            st["d"] = depth = depth - 1
+            if depth == 2 and st["x"] == _CONTAINER:
+                end_value(ch)
             elif depth == 1:
-                cur = None
+                st["blk"] = st["blk"] or not st["an"]
             elif depth <= 0:
-                return spans
+                st["stop"] = True
+                break
+            elif st["a"]:
+                emit(ch)
             continue
-        if depth != 2 or cur is None:
+        if depth != 2 or st["i"] < 0:
+            if st["a"]:
+                emit(ch)
+            continue
+        if st["x"] == _SCALAR and (ch == "," or ch.isspace()):
+            end_value("")
+        elif st["a"]:
+            emit(ch)
             continue
         if ch == ":":
-            if expect == _COLON:
-                expect = _VALUE
+            if st["x"] == _COLON:
+                st["x"] = _VALUE
         elif ch == ",":
-            if expect == _SCALAR:
-                end_value(i)
-            expect = _KEY
-            key = None
-        elif ch.isspace():
-            if expect == _SCALAR:
-                end_value(i)
-        elif expect == _VALUE:
-            start_value(i, _SCALAR)
-    return spans
+            st["x"], st["k"] = _KEY, ""
+        elif st["x"] == _VALUE and not ch.isspace():
+            start_value(ch, _SCALAR)
+    if not out:
+        return None
+    calls = [
+        DeltaToolCall(
+            index=index, id=call_id, type="function" if call_id else None, name=name, arguments=args
+        )
+        for index, (call_id, name, args) in sorted(out.items())
+        if call_id or args
+    ]
+    return DeltaMessage(tool_calls=calls) if calls else None
+
+
+def _next_element(st: JSONState) -> None:
+    st.update(i=st["i"] + 1, x=_KEY, k="", nm=None, v=None, a=False, pa="", an=False)
+    st["as"] = False
 
 
 def required_calls_delta(
     previous: str, current: str, history_count: int, id_type: str
 ) -> tuple[DeltaMessage | None, bool]:
-    """The streamed delta between two texts of a required-calls array, and whether any call
-    has been announced."""
-    if not current:
-        return None, False
-    spans = _scan(current)
-    sent = len(previous)
-    calls: list[DeltaToolCall] = []
-    started = 0
-    for index, span in enumerate(spans):
-        if not span.ready:
-            break
-        assert span.args_start is not None
-        end = span.args_end if span.args_end is not None else len(current)
-        if span.ready_at(sent):
-            new = current[min(end, sent) : end]
-            if new:
-                calls.append(DeltaToolCall(index=index, arguments=new))
-            continue
-        calls.append(
-            DeltaToolCall(
-                index=index,
-                id=make_tool_call_id(id_type, span.name, history_count + started),
-                type="function",
-                name=span.name,
-                arguments=current[span.args_start : end],
-            )
-        )
-        started += 1
-    returned = any(span.ready for span in spans)
-    if not calls:
-        return None, returned
-    return DeltaMessage(tool_calls=calls), returned
+    """The delta a whole-text rescan would stream between two texts of a required-calls array
+    (used where the parser sees each chunk on its own), and whether a call was announced."""
+    st = required_stream_state()
+    required_stream_step(st, previous, history_count, id_type)
+    delta = required_stream_step(st, current[len(previous) :], history_count, id_type)
+    return delta, st["any"]
