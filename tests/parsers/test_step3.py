@@ -52,8 +52,9 @@ def test_golden_stream(case: dict) -> None:
     [
         ("plain", [], "plain"),
         (
-            BEGIN + invoke("get_weather", city=" Paris ", days="3") + END,
-            [("get_weather", '{"city": "Paris", "days": 3}')],
+            # A string keeps its whitespace (vLLM test_string_value_preserved); others trim.
+            BEGIN + invoke("get_weather", city=" Paris ", days=" 3 ") + END,
+            [("get_weather", '{"city": " Paris ", "days": 3}')],
             None,
         ),
         (
@@ -98,8 +99,8 @@ def test_stream() -> None:
     p = parser()
     content, calls, _ = run_stream(p, token_chunks(text, MODEL))
     assert content == "Hi.\ntail"
-    # Arguments arrive whole when a call closes, never for an empty call.
-    assert calls == [("get_weather", '{"city": "A", "days": 2}'), ("get_weather", "")]
+    # Arguments arrive whole when a call closes; an empty call streams "{}" (vLLM tests).
+    assert calls == [("get_weather", '{"city": "A", "days": 2}'), ("get_weather", "{}")]
     assert p.remaining_args({"calls": [{}]}) == "{}"
     assert p.remaining_args(p.initial_state()) == ""
 

@@ -6,7 +6,13 @@
 
 Unlike the grammar engine this follows vLLM's cursor-based Step3 parser: a call's name
 streams once its invoke tag is complete, its arguments only as a whole when the call
-closes (and not at all when empty), values typed by a few scalar schema types.
+closes, values typed by a few scalar schema types.
+
+Deliberate deviations from vLLM 0.33.0, asserted by vLLM's own
+tests/tool_parsers/test_step3_tool_parser.py (docs/deviations.md): one-shot parsing also takes
+calls written without the `function<｜tool_sep｜>` prefix; a `<｜tool_sep｜>` between two calls
+is skipped when streaming; a string-typed value keeps its surrounding whitespace; a call with
+no arguments streams "{}"; and one streamed chunk may carry several steps (a whole call).
 """
 
 from __future__ import annotations
@@ -40,24 +46,25 @@ class StepTmlToolParser(ToolParser):
 
     @staticmethod
     def parse_invoke(text: str) -> tuple[str | None, dict[str, Any] | None]:
+        """The function name and its raw (unstripped) parameter values."""
         m = _INVOKE.search(text)
         if not m:
             return None, None
-        return m.group(1), {k: v.strip() for k, v in _PARAM.findall(text)}
+        return m.group(1), dict(_PARAM.findall(text))
 
     def cast_arguments(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
         function = self.ctx.tool_named(name)
-        if function is None:
-            return params
-        schema = function.get("parameters") or {}
-        properties = schema.get("properties", {})
-        for key, value in params.items():
-            if not isinstance(value, str):
+        schema = (function or {}).get("parameters") or {}
+        properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        for key, raw in params.items():
+            if not isinstance(raw, str):
                 continue
-            kind = properties.get(key, {}).get("type")
-            if kind == "string":
-                params[key] = value.strip()
-            elif kind == "integer":
+            spec = properties.get(key, {}) if isinstance(properties, dict) else {}
+            kind = spec.get("type") if isinstance(spec, dict) else None
+            # A string value keeps its whitespace (test_string_value_preserved); others trim.
+            value = raw if kind == "string" else raw.strip()
+            params[key] = value
+            if kind == "integer":
                 with contextlib.suppress(ValueError):
                     params[key] = int(value)
             elif kind == "number":
@@ -84,11 +91,11 @@ class StepTmlToolParser(ToolParser):
             if not part or self.CALL_END not in part:
                 continue
             body = part.split(self.CALL_END, 1)[0]
-            if self.SEP not in body:
-                continue
-            kind, invoke = body.split(self.SEP, 1)
-            if kind.strip() != "function":
-                continue
+            invoke = body
+            if self.SEP in body:
+                kind, invoke = body.split(self.SEP, 1)
+                if kind.strip() != "function":
+                    continue
             name, params = self.parse_invoke(invoke)
             if name and params is not None:
                 args = json.dumps(self.cast_arguments(name, params), ensure_ascii=False)
@@ -115,6 +122,17 @@ class StepTmlToolParser(ToolParser):
         if not state:
             state.update(self.initial_state())
         state["text"] += delta_text
+        merged: DeltaMessage | None = None
+        # vLLM takes one step per chunk; a chunk holding several steps (a whole call) would
+        # lose the later ones, so every step the text allows is taken and the deltas merged.
+        for _ in range(len(state["text"]) + 2):
+            delta = self._step(state)
+            if delta is None:
+                break
+            merged = _merge(merged, delta)
+        return merged
+
+    def _step(self, state: JSONState) -> DeltaMessage | None:
         text: str = state["text"]
         calls: list[dict[str, Any]] = state["calls"]
         while True:
@@ -155,7 +173,11 @@ class StepTmlToolParser(ToolParser):
                         calls.append({})
                     calls[cur]["finished"] = False
                     continue
-                if self.CALL_BEGIN.startswith(rest):
+                if cur != -1 and rest.startswith(self.SEP):
+                    # `<｜tool_sep｜>` between two calls (test_parallel_tool_calls)
+                    state["pos"] += len(self.SEP)
+                    continue
+                if self.CALL_BEGIN.startswith(rest) or self.SEP.startswith(rest):
                     return None
             if cur == -1 or calls[cur].get("finished", False):
                 return None
@@ -180,12 +202,32 @@ class StepTmlToolParser(ToolParser):
                 state["pos"] += end + len(self.CALL_END)
                 calls[cur]["finished"] = True
                 final = self.cast_arguments(name, calls[cur]["parameters"])
-                if final:
-                    args = json.dumps(final, ensure_ascii=False)
-                    return DeltaMessage(tool_calls=[DeltaToolCall(index=cur, arguments=args)])
+                # No arguments stream as "{}" (vLLM 0.33.0 sends none).
+                args = json.dumps(final, ensure_ascii=False)
+                calls[cur]["args_sent"] = True
+                return DeltaMessage(tool_calls=[DeltaToolCall(index=cur, arguments=args)])
             return None
 
     def remaining_args(self, state: JSONState) -> str:
         """vLLM's `get_remaining_unstreamed_args` for this parser: it never records streamed
-        arguments under the key it checks, so once a call was seen the answer is "{}"."""
-        return "{}" if state.get("calls") else ""
+        arguments under the key it checks, so once a call was seen the answer is "{}".
+        Tokenfront leaves out a call whose arguments were already sent whole."""
+        calls = state.get("calls") or []
+        if not calls or calls[-1].get("args_sent"):
+            return ""
+        return "{}"
+
+
+def _merge(into: DeltaMessage | None, delta: DeltaMessage) -> DeltaMessage:
+    """Two consecutive deltas as one (a call's name and arguments share one entry)."""
+    if into is None:
+        return delta
+    if delta.content:
+        into.content = (into.content or "") + delta.content
+    for tc in delta.tool_calls:
+        last = into.tool_calls[-1] if into.tool_calls else None
+        if last is not None and last.index == tc.index and tc.id is None and tc.name is None:
+            last.arguments = (last.arguments or "") + (tc.arguments or "")
+        else:
+            into.tool_calls.append(tc)
+    return into
