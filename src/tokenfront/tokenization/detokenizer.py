@@ -67,6 +67,10 @@ class TokenizerView:
             if self.fast_detokenizer and backend is not None and not cleanup
             else None
         )
+        # A byte-level BPE decoder (GPT-2 style) joins each piece's bytes and decodes them as
+        # UTF-8 with replacement; doing that in Python skips a Rust call per decoded window.
+        self.byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
+        self._piece_bytes: dict[str, bytes] = {}
 
     # ---- id -> token string
     def id_to_token(self, token_id: int) -> str | None:
@@ -121,6 +125,20 @@ class TokenizerView:
             parts.append(self.tokens_to_string(run))
         return (" " if spaces_between_special_tokens else "").join(parts)
 
+    def piece_bytes(self, piece: str) -> bytes:
+        """The bytes a byte-level decoder turns `piece` into: each character's byte, or the
+        piece's own UTF-8 when a character is outside the byte alphabet (added tokens)."""
+        cached = self._piece_bytes.get(piece)
+        if cached is not None:
+            return cached
+        try:
+            out = bytes(_BYTE_OF_CHAR[c] for c in piece)
+        except KeyError:
+            out = piece.encode("utf-8")
+        if len(self._piece_bytes) < 2 * self.length + 1024:
+            self._piece_bytes[piece] = out
+        return out
+
     # ---- plain decode
     def decode(self, token_ids: Sequence[int]) -> str:
         """`tokenizer.decode(ids)` (special tokens kept; unknown ids decode to nothing)."""
@@ -156,6 +174,21 @@ class TokenizerView:
             entry = self.token_string(tid)
             out.append(None if entry is None else entry[0])
         return out
+
+
+def _byte_alphabet() -> dict[str, int]:
+    """GPT-2's reversible byte <-> printable character table, as byte-level BPE uses it."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    table = {chr(b): b for b in printable}
+    extra = 0
+    for b in range(256):
+        if b not in printable:
+            table[chr(256 + extra)] = b
+            extra += 1
+    return table
+
+
+_BYTE_OF_CHAR = _byte_alphabet()
 
 
 def _is_tokenizers_backend(tokenizer: Any) -> bool:
@@ -272,6 +305,8 @@ def detokenize_delta(
     skip = view.special_ids if skip_special_tokens else frozenset()
     length = view.length
     id_to_token = view.id_to_token
+    if view.byte_level and join is view.tokens_to_string:
+        return _byte_level_delta(view, tokens, prefix, read, token_ids, skip)
     parts: list[str] = []
     for tid in token_ids:
         if 0 <= tid < length:
@@ -287,6 +322,46 @@ def detokenize_delta(
         if prefix:
             # Keep only what the next step can still read, rebased to the new prefix.
             del tokens[:prefix]
+            read -= prefix
+            prefix = 0
+    return "".join(parts), DetokWindow(tokens, prefix, read)
+
+
+def _byte_level_delta(
+    view: TokenizerView,
+    tokens: list[str],
+    prefix: int,
+    read: int,
+    token_ids: Sequence[int],
+    skip: frozenset[int],
+) -> tuple[str, DetokWindow]:
+    """`detokenize_delta`'s loop for byte-level decoders, on bytes: the same steps, texts and
+    window as decoding the pieces with the tokenizer's decoder."""
+    piece_bytes = view.piece_bytes
+    id_to_token = view.id_to_token
+    length = view.length
+    raw = [piece_bytes(t) for t in tokens]
+    parts: list[str] = []
+    for tid in token_ids:
+        if 0 <= tid < length:
+            if tid in skip:
+                piece = None
+            else:
+                piece = id_to_token(tid) or ""
+        else:
+            piece = ""
+        if piece is not None:
+            tokens.append(piece)
+            raw.append(piece_bytes(piece))
+        head = b"".join(raw[prefix:read])
+        prefix_text = head.decode("utf-8", "replace")
+        full_text = (head + b"".join(raw[read:])).decode("utf-8", "replace")
+        if len(full_text) > len(prefix_text) and not full_text.endswith(REPLACEMENT_CHAR):
+            parts.append(full_text[len(prefix_text) :])
+            prefix, read = read, len(tokens)
+        if prefix:
+            del tokens[:prefix]
+            del raw[:prefix]
             read -= prefix
             prefix = 0
     return "".join(parts), DetokWindow(tokens, prefix, read)
