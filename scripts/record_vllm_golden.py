@@ -52,6 +52,8 @@ def _eos_id(model_dir: Path) -> int | None:
 
 def cases_for(config: dict[str, Any]) -> list[golden_cases.Case]:
     kind, name = config["cases"]
+    if kind == "list":  # a whole case list from a --cases-module (golden_cases.CASE_LISTS)
+        return list(getattr(golden_cases, "CASE_LISTS", {})[name]())
     if kind == "tool":
         return golden_cases.tool_cases(golden_cases.FORMATS[name])
     start, end = golden_cases.REASONING_FORMATS[name]
@@ -94,7 +96,8 @@ def record_config(
         server.stop()
         print(f"[{name}] vLLM did not start; see {logs}", flush=True)
         return records
-    eos = _eos_id(model_dir)
+    # Configs whose case outputs carry their own stop tokens set "append_eos": false.
+    eos = _eos_id(model_dir) if config.get("append_eos", True) else None
     try:
         with httpx.Client(timeout=120) as client:
             for case in cases_for(config):

@@ -76,10 +76,28 @@ def _cases() -> list[Any]:
 
 
 def _model_dir(model: str) -> Path:
-    """Config model paths are relative to ../shared, or to the repository with a `repo:` prefix."""
+    """Config model paths are relative to ../shared, or to the repository with a `repo:` prefix.
+
+    A repository model dir with a sibling `<name>-src/build.py` is built on demand from that
+    compact source (its `build(out_dir)` is a no-op when the dir is up to date).
+    """
     if model.startswith("repo:"):
-        return REPO / model.removeprefix("repo:")
+        path = REPO / model.removeprefix("repo:")
+        builder = path.with_name(path.name + "-src") / "build.py"
+        if builder.is_file():
+            _load_builder(builder).build(path)
+        return path
     return SHARED / model
+
+
+def _load_builder(path: Path) -> ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_model_build_{path.parent.name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 _open: dict[tuple[str, str], Any] = {}

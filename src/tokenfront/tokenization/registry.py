@@ -211,9 +211,12 @@ def load_model(options: ModelOptions) -> ServedModel:
             generation_config, options.generation_config
         ),
     )
+    from tokenfront.parsers.harmony_output import harmony_parser_for
     from tokenfront.parsers.pipeline import build_output_parser
 
-    served.parser = build_output_parser(options, tokenizer)
+    served.parser = harmony_parser_for(options, tokenizer, served.model_type) or build_output_parser(
+        options, tokenizer
+    )
     logger.info(
         "loaded model %s from %s (max_model_len=%d, vocab=%d)",
         served.name,

@@ -1,0 +1,262 @@
+"""Chat output of gpt-oss models (model_type `gpt_oss`): Harmony messages read from token ids.
+
+On a gpt-oss model vLLM 0.33.0 replaces the configured parsers by its Harmony parser (the
+`openai` tool parser and `openai_gptoss` reasoning parser only decide whether tool calls and
+reasoning are reported; the reasoning parser defaults to `openai_gptoss`, so a gpt-oss model
+always reads Harmony). Output is split into Harmony messages from the token ids, not the text:
+
+- `analysis` messages are reasoning, `final` messages (and `commentary` ones without a
+  recipient) are content, several of each joined with newlines;
+- a message addressed to a function (`to=functions.NAME`, or any recipient that is not a
+  built-in tool) is a tool call, its JSON arguments re-serialised with `json.dumps` defaults
+  (kept as written when they do not parse or the content type is not JSON);
+- tokens the reader rejects are skipped; an output that ends inside a message header is
+  recovered as `final` content: the tokens since the last complete message, decoded.
+
+Streaming reports each token's text by the channel and recipient of the message it belongs to;
+a tool call opens (name, empty arguments) at its header's `<|message|>`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from tokenfront.config import ModelOptions
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    JSONState,
+    ParseContext,
+    StreamParseError,
+    random_tool_call_id,
+)
+from tokenfront.parsers.engines.harmony_tokens import (
+    HarmonyError,
+    HarmonyReader,
+    Message,
+    new_state,
+)
+from tokenfront.parsers.pipeline import ChatOutputParser, tool_call_id_type
+
+BUILTIN_TOOLS = frozenset({"python", "browser", "container"})
+HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
+# vLLM's gpt-oss model config sets this reasoning parser when none is given.
+DEFAULT_REASONING_PARSER = "openai_gptoss"
+
+
+def is_function_recipient(recipient: str | None) -> bool:
+    if not recipient or recipient.startswith("<|") or recipient == "assistant":
+        return False
+    if recipient.startswith("functions."):
+        return len(recipient) > len("functions.")
+    return recipient not in BUILTIN_TOOLS and recipient.split(".", 1)[0] not in BUILTIN_TOOLS
+
+
+def normalize_recipient(recipient: str | None) -> str | None:
+    """A recipient cut before a stray `<|constrain|>` (None when nothing is left)."""
+    if recipient is None:
+        return None
+    at = recipient.find("<|constrain|>")
+    if at == -1:
+        return recipient
+    return recipient[:at].rstrip() or None
+
+
+def segment_kind(channel: str | None, recipient: str | None) -> str:
+    if recipient and is_function_recipient(recipient):
+        return "tool"
+    if channel == "analysis":
+        return "reasoning"
+    if channel == "final" or (channel == "commentary" and recipient is None):
+        return "content"
+    return "ignore"
+
+
+def tool_arguments(text: str, content_type: str | None) -> str:
+    if content_type is not None and "json" not in content_type:
+        return text
+    try:
+        return json.dumps(json.loads(text))
+    except ValueError:
+        return text
+
+
+class HarmonyOutputParser(ChatOutputParser):
+    """The configured parsers' switches, with Harmony message reading."""
+
+    @property
+    def reader(self) -> HarmonyReader:
+        reader: HarmonyReader | None = getattr(self, "_reader", None)
+        if reader is None:
+            reader = self._reader = HarmonyReader(self.tokenizer)
+        return reader
+
+    # ---- reading tokens -------------------------------------------------------------------
+    def _feed(self, st: JSONState, token_ids: Sequence[int]) -> list[tuple[str, str | None, str | None, Message | None]]:
+        """(delta, channel, recipient, completed message) for each accepted token."""
+        reader = self.reader
+        out = []
+        for token_id in token_ids:
+            try:
+                done = reader.process(st, token_id)
+            except HarmonyError:
+                continue
+            if done is not None:
+                done.recipient = normalize_recipient(done.recipient)
+                st["cur"] = []
+            elif st["mode"] != "body":
+                st["cur"].append(token_id)
+            delta = (st["delta"] or "") if st["mode"] == "body" else ""
+            out.append(
+                (delta, reader.channel(st), normalize_recipient(reader.recipient(st)), done)
+            )
+        return out
+
+    def _end(self, st: JSONState) -> list[tuple[str, str | None, str | None, Message | None]]:
+        try:
+            done = self.reader.process_eos(st)
+            if done is not None:
+                done.recipient = normalize_recipient(done.recipient)
+        except HarmonyError:
+            text = self.tokenizer.decode(st["cur"])
+            done = Message("assistant", "final", None, None, text)
+            return [(text, "final", None, None), ("", "final", None, done)]
+        return [] if done is None else [("", done.channel, done.recipient, done)]
+
+    # ---- one-shot -------------------------------------------------------------------------
+    def parse(self, text: str, token_ids: Sequence[int], ctx: ParseContext) -> dict[str, Any]:
+        st = new_state(keep_text=True)
+        segments = self._feed(st, token_ids) + self._end(st)
+        reasoning: list[str] = []
+        content: list[str] = []
+        calls: list[dict[str, Any]] = []
+        for _, _, _, msg in segments:
+            if msg is None or msg.role != "assistant":
+                continue
+            kind = segment_kind(msg.channel, msg.recipient)
+            if kind == "reasoning" and self.reasoning_cls is not None and msg.text:
+                reasoning.append(msg.text)
+            elif kind == "content" and msg.text:
+                content.append(msg.text)
+            elif kind == "tool" and self.tool_cls is not None:
+                name = (msg.recipient or "").removeprefix("functions.")
+                calls.append({"name": name, "arguments": tool_arguments(msg.text, msg.content_type)})
+        message_content = "\n".join(content) or None
+        message_reasoning = ("\n".join(reasoning) or None) if ctx.include_reasoning else None
+        tool_calls: list[dict[str, Any]] = []
+        if self.keeps_tool_calls(ctx):
+            if isinstance(ctx.tool_choice, dict) or ctx.tool_choice == "required":
+                message_content = message_content or ""
+            kept = calls[:1] if ctx.parallel_tool_calls is False else calls
+            tool_calls = [
+                {"id": random_tool_call_id(), "type": "function", "function": call} for call in kept
+            ]
+        return {
+            "role": "assistant",
+            "content": message_content,
+            "reasoning": message_reasoning,
+            "tool_calls": tool_calls,
+        }
+
+    # ---- streaming ------------------------------------------------------------------------
+    def stream(
+        self,
+        state: JSONState | None,
+        delta_text: str,
+        delta_ids: Sequence[int],
+        ctx: ParseContext,
+        *,
+        finished: bool,
+    ) -> tuple[DeltaMessage | None, JSONState]:
+        st: JSONState = state if state is not None else {
+            "h": new_state(keep_text=False),
+            "next": 0,
+            "n": 0,
+            "tools_streamed": False,
+        }
+        try:
+            delta = self._step(st, list(delta_ids), ctx, finished, bool(delta_text))
+        except StreamParseError:
+            raise
+        except Exception as exc:  # parser failures surface as a bad stream state
+            raise StreamParseError(str(exc) or type(exc).__name__) from exc
+        st["n"] += len(delta_ids)
+        return delta, st
+
+    def _step(
+        self, st: JSONState, ids: list[int], ctx: ParseContext, finished: bool, has_text: bool
+    ) -> DeltaMessage | None:
+        if not has_text and not ids and not st["n"]:
+            return DeltaMessage()  # finished without output: sent unparsed
+        hs = st["h"]
+        prev = normalize_recipient(self.reader.recipient(hs))
+        segments = self._feed(hs, ids)
+        if finished:
+            segments += self._end(hs)
+        content = reasoning = ""
+        calls: list[DeltaToolCall] = []
+        for delta, channel, recipient, done in segments:
+            if done is not None:
+                prev = None
+                continue
+            kind = segment_kind(channel, recipient)
+            if kind == "reasoning" and self.reasoning_cls is not None:
+                reasoning += delta
+            elif kind == "content":
+                content += delta
+            elif kind == "tool" and self.tool_cls is not None:
+                if prev != recipient:
+                    name = (recipient or "").removeprefix("functions.")
+                    calls.append(
+                        DeltaToolCall(
+                            index=st["next"],
+                            id=random_tool_call_id(),
+                            type="function",
+                            name=name,
+                            arguments=delta,
+                        )
+                    )
+                    st["next"] += 1
+                    prev = recipient
+                elif delta:
+                    if calls:
+                        calls[-1].arguments = (calls[-1].arguments or "") + delta
+                    else:
+                        calls.append(DeltaToolCall(index=st["next"] - 1, arguments=delta))
+        if finished:
+            st["next"] = 0
+        if not content and not reasoning and not calls:
+            return None
+        out = DeltaMessage(content=content or None, reasoning=reasoning or None, tool_calls=calls)
+        if not ctx.include_reasoning:
+            out.reasoning = None
+            if not out.content and not out.tool_calls:
+                return None
+        if out.tool_calls:
+            if self.keeps_tool_calls(ctx):
+                st["tools_streamed"] = True
+            else:
+                out.tool_calls = []
+                if not out.content and not out.reasoning:
+                    return None
+        if ctx.parallel_tool_calls is False and out.tool_calls:
+            out.tool_calls = [tc for tc in out.tool_calls if tc.index == 0]
+        return out
+
+
+def harmony_parser_for(options: ModelOptions, tokenizer: Any, model_type: str) -> HarmonyOutputParser | None:
+    """vLLM's choice on a gpt-oss model: Harmony reading, with `openai_gptoss` reasoning by default.
+
+    None for other models (their parsers are built as configured).
+    """
+    if model_type not in HARMONY_MODEL_TYPES:
+        return None
+    return HarmonyOutputParser(
+        tokenizer,
+        options.tool_call_parser,
+        options.reasoning_parser or DEFAULT_REASONING_PARSER,
+        options.enable_auto_tool_choice,
+        tool_call_id_type(options.model),
+    )

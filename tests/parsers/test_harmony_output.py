@@ -1,0 +1,146 @@
+"""gpt-oss Harmony output read from token ids (tokenfront.parsers.harmony_output / engines.harmony_tokens).
+
+Uses the gpt-oss test model dir, built on demand from tests/models/gpt-oss-src.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tokenfront.config import ModelOptions
+from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.engines.harmony_tokens import HarmonyError, parse_header
+from tokenfront.parsers.harmony_output import HarmonyOutputParser, harmony_parser_for
+
+BUILDER = Path(__file__).resolve().parents[1] / "models" / "gpt-oss-src" / "build.py"
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+CALL = (
+    "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+    '{"city":"Paris"}<|call|>'
+)
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> Any:
+    from transformers import AutoTokenizer
+
+    spec = importlib.util.spec_from_file_location("_gpt_oss_build", BUILDER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return AutoTokenizer.from_pretrained(module.build())
+
+
+def _parser(tokenizer: Any, tools: bool = True) -> HarmonyOutputParser:
+    options = ModelOptions(model="unused", tool_call_parser="openai" if tools else None, enable_auto_tool_choice=tools)
+    parser = harmony_parser_for(options, tokenizer, "gpt_oss")
+    assert parser is not None
+    return parser
+
+
+def _ids(tokenizer: Any, text: str) -> list[int]:
+    return list(tokenizer.encode(text, add_special_tokens=False))
+
+
+def _ctx(**kw: Any) -> ParseContext:
+    return ParseContext(tools=TOOLS, tool_choice="auto", **kw)
+
+
+@pytest.mark.parametrize(
+    ("header", "role", "want"),
+    [
+        ("<|channel|>final", "assistant", ("assistant", "final", None, None)),
+        (
+            "<|channel|>commentary to=functions.f <|constrain|>json",
+            "assistant",
+            ("assistant", "commentary", "functions.f", "<|constrain|>json"),
+        ),
+        (" to=functions.f<|channel|>commentary json", "assistant", ("assistant", "commentary", "functions.f", "json")),
+        ("assistant<|channel|>analysis", None, ("assistant", "analysis", None, None)),
+        ("functions.f to=assistant<|channel|>commentary", None, ("tool", "commentary", "assistant", None)),
+        ("x<|channel|>b y<|channel|>z", "assistant", ("assistant", "b", "x", "y")),
+        ("<|constrain|>json", "assistant", ("assistant", None, "<|constrain|>json", None)),
+    ],
+)
+def test_header_fields(header: str, role: str | None, want: tuple[Any, ...]) -> None:
+    msg = parse_header(header, role)
+    assert (msg.role, msg.channel, msg.recipient, msg.content_type) == want
+
+
+@pytest.mark.parametrize("header", ["<|channel|> final", "a b c<|channel|>final", "nobody"])
+def test_header_errors(header: str) -> None:
+    with pytest.raises(HarmonyError):
+        parse_header(header, None if header == "nobody" else "assistant")
+
+
+def test_only_gpt_oss_reads_harmony(tokenizer: Any) -> None:
+    options = ModelOptions(model="unused")
+    assert harmony_parser_for(options, tokenizer, "qwen3") is None
+    parser = harmony_parser_for(options, tokenizer, "gpt_oss")
+    assert parser is not None and parser.reasoning_parser_name == "openai_gptoss"
+
+
+def test_one_shot_split(tokenizer: Any) -> None:
+    text = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant" + CALL
+    msg = _parser(tokenizer).parse(text, _ids(tokenizer, text), _ctx())
+    assert msg["reasoning"] == "Think."
+    assert msg["content"] is None
+    assert [c["function"] for c in msg["tool_calls"]] == [
+        {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    ]
+
+
+def test_one_shot_without_tool_parser_drops_calls(tokenizer: Any) -> None:
+    text = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant" + CALL
+    msg = _parser(tokenizer, tools=False).parse(text, _ids(tokenizer, text), _ctx())
+    assert (msg["reasoning"], msg["content"], msg["tool_calls"]) == ("Think.", None, [])
+
+
+def test_header_cut_off_is_recovered_as_content(tokenizer: Any) -> None:
+    text = "<|channel|>final<|message|>A<|end|><|start|>assistant<|channel|>comm"
+    msg = _parser(tokenizer).parse(text, _ids(tokenizer, text), _ctx())
+    assert msg["content"] == "A\n<|start|>assistant<|channel|>comm"
+
+
+def test_non_assistant_messages_are_left_out_of_one_shot(tokenizer: Any) -> None:
+    text = "<|channel|>final<|message|>A<|end|><|start|>user<|channel|>final<|message|>Q<|end|>"
+    msg = _parser(tokenizer).parse(text, _ids(tokenizer, text), _ctx())
+    assert msg["content"] == "A"
+
+
+def _stream(parser: HarmonyOutputParser, tokenizer: Any, text: str, ctx: ParseContext) -> list[dict[str, Any]]:
+    ids = _ids(tokenizer, text)
+    state = None
+    out = []
+    for i, token_id in enumerate(ids):
+        delta, state = parser.stream(state, "x", [token_id], ctx, finished=i == len(ids) - 1)
+        if delta is not None:
+            out.append(delta.to_dict())
+    return out
+
+
+def test_stream_opens_a_call_at_its_message_token(tokenizer: Any) -> None:
+    deltas = _stream(_parser(tokenizer), tokenizer, CALL, _ctx())
+    first = deltas[0]["tool_calls"][0]
+    assert first["function"] == {"name": "get_weather", "arguments": ""}
+    assert first["index"] == 0 and first["id"]
+    args = "".join(d["tool_calls"][0]["function"]["arguments"] for d in deltas)
+    assert args == '{"city":"Paris"}'
+
+
+def test_stream_holds_partial_utf8(tokenizer: Any) -> None:
+    text = "<|channel|>final<|message|>\U0001f99c\U0001d518<|return|>"
+    deltas = _stream(_parser(tokenizer), tokenizer, text, _ctx())
+    assert "".join(d["content"] for d in deltas) == "\U0001f99c\U0001d518"
+    assert all("\ufffd" not in d["content"] for d in deltas)
+
+
+def test_stream_hides_reasoning_when_asked(tokenizer: Any) -> None:
+    text = "<|channel|>analysis<|message|>Hidden.<|end|><|start|>assistant<|channel|>final<|message|>Shown<|return|>"
+    deltas = _stream(_parser(tokenizer), tokenizer, text, _ctx(include_reasoning=False))
+    assert all(d["reasoning"] is None for d in deltas)
+    assert "".join(d["content"] or "" for d in deltas) == "Shown"
