@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from vllm_vectors_chunked import cases as chunked_cases
+from vllm_vectors_chunked import problems as chunked_problems
 from vllm_vectors_run import cases, needs_models, problems
 
 FIXED = {
@@ -24,3 +26,16 @@ FIXED = {
 @pytest.mark.parametrize(("vec", "mode"), [c for p in ("internlm",) for c in cases(p, FIXED)])
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
+
+
+# Streamed in several token chunkings as well (tests/parsers/vllm_vectors_chunked.py).
+CHUNKED = FIXED | {
+    "test_empty_arguments[True]",
+    "test_surrounding_text[True]",
+}
+
+
+@needs_models
+@pytest.mark.parametrize(("vec", "mode", "chunk"), chunked_cases("internlm", CHUNKED))
+def test_vllm_vector_chunked(vec: dict[str, Any], mode: str, chunk: int | str | None) -> None:
+    assert chunked_problems(vec, mode, chunk) == []

@@ -100,13 +100,20 @@ class InternLM2ToolParser(JsonToolParser):
         text, action = parts
         if text:
             state["position"] += len(text)
-            return DeltaMessage(content=text)
+            if not action.strip():
+                return DeltaMessage(content=text)
         action = action.strip().split(ACTION_END)[0]
         flags = ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR
         try:
-            return self._advance(state, action, delta_text, flags)
+            delta = self._advance(state, action, delta_text, flags)
         except Exception:
-            return None
+            delta = None
+        if text:
+            # Content and the call's start in one chunk: both are sent (vLLM: the content
+            # only, and the call is lost when no later chunk comes).
+            delta = delta or DeltaMessage()
+            delta.content = text
+        return delta
 
     def _advance(
         self, state: JSONState, action: str, delta_text: str, flags: Any
@@ -135,6 +142,11 @@ class InternLM2ToolParser(JsonToolParser):
             cur_args = _arguments(call)
             if not cur_args:
                 delta = None
+                if cur_args is not None and not streamed[tool] and is_complete_json(action):
+                    # A finished call without arguments streams them ("{}"; vLLM: nothing),
+                    # as test_internlm2_tool_parser.py::test_empty_arguments[True] asserts.
+                    streamed[tool] = dumps(cur_args)
+                    delta = args_delta(tool, streamed[tool])
             elif not prev_args:
                 cur_json = dumps(cur_args)
                 at = cur_json.find(delta_text)
