@@ -29,7 +29,12 @@ from tokenfront.parsers.base import (
     make_tool_call_id,
     random_tool_call_id,
 )
-from tokenfront.parsers.registry import get_reasoning_parser, get_tool_parser
+from tokenfront.parsers.engines.response_template import (
+    ResponseTemplateOutput,
+    tool_parsing_enabled,
+)
+from tokenfront.parsers.engines.response_template import check_tokenizer as check_template_tokenizer
+from tokenfront.parsers.registry import UnknownParserError, get_reasoning_parser, get_tool_parser
 from tokenfront.parsers.required import (
     parse_required_calls,
     required_calls_delta,
@@ -74,6 +79,20 @@ class ChatOutputParser:
         self.engine_based = (self.reasoning_cls is None or self.reasoning_cls.engine_based) and (
             self.tool_cls is None or self.tool_cls.engine_based
         )
+        # Whole-output parsers (vLLM's unified `hf` / `beam` response-template parser) read the
+        # output in one pass instead of reasoning then tools; they combine only with themselves.
+        families = {getattr(c, "whole_output", None) for c in (self.reasoning_cls, self.tool_cls) if c}
+        self.whole_output = next(iter(families - {None}), None)
+        if self.whole_output is not None:
+            if len(families) > 1:
+                raise UnknownParserError(
+                    f"--reasoning-parser {reasoning_parser_name} and --tool-call-parser "
+                    f"{tool_parser_name} cannot be combined"
+                )
+            check_template_tokenizer(
+                tokenizer, reasoning_parser_name, tool_parser_name if self.tool_cls else None
+            )
+
 
     @property
     def active(self) -> bool:
@@ -125,18 +144,10 @@ class ChatOutputParser:
 
         `tool_calls` is always a list; vLLM leaves an empty list out of the JSON.
         """
-        reasoning_parser = self._reasoning(ctx)
-        tool = self._tool(ctx)
-        if reasoning_parser is not None:
-            if ctx.prompt_token_ids is not None:
-                reasoning_parser.set_prompt_token_ids(ctx.prompt_token_ids)
-            reasoning, content = reasoning_parser.extract_reasoning(text)
+        if self.whole_output is not None:
+            reasoning, content, calls = self._whole(ctx).parse(text)
         else:
-            reasoning, content = None, text
-        calls, content = self._extract_tool_calls(tool, content, ctx)
-        normalizer = getattr(self.reasoning_cls, "output_normalizer", None)
-        if normalizer is not None:  # vLLM's family-level output rewrite (MiniCPM-V)
-            reasoning, content = normalizer.message(reasoning, content)
+            reasoning, content, calls = self._split(text, ctx)
 
         if not ctx.include_reasoning:
             reasoning = None
@@ -153,6 +164,32 @@ class ChatOutputParser:
                 tool_calls.append(call.to_dict())
         return {"role": "assistant", "content": content, "reasoning": reasoning,
                 "tool_calls": tool_calls}
+
+    def _split(
+        self, text: str, ctx: ParseContext
+    ) -> tuple[str | None, str | None, list[ToolCall] | None]:
+        reasoning_parser = self._reasoning(ctx)
+        tool = self._tool(ctx)
+        if reasoning_parser is not None:
+            if ctx.prompt_token_ids is not None:
+                reasoning_parser.set_prompt_token_ids(ctx.prompt_token_ids)
+            reasoning, content = reasoning_parser.extract_reasoning(text)
+        else:
+            reasoning, content = None, text
+        calls, content = self._extract_tool_calls(tool, content, ctx)
+        normalizer = getattr(self.reasoning_cls, "output_normalizer", None)
+        if normalizer is not None:  # vLLM's family-level output rewrite (MiniCPM-V)
+            reasoning, content = normalizer.message(reasoning, content)
+        return reasoning, content, calls
+
+    def _whole(self, ctx: ParseContext) -> ResponseTemplateOutput:
+        return ResponseTemplateOutput(
+            self.tokenizer,
+            ctx,
+            parse_reasoning=self.reasoning_cls is not None,
+            parse_tools=self.tool_cls is not None and tool_parsing_enabled(ctx, self.enable_auto_tools),
+            id_type=self.tool_call_id_type,
+        )
 
     def _extract_tool_calls(
         self, tool: ToolParser | None, content: str | None, ctx: ParseContext
@@ -253,6 +290,8 @@ class ChatOutputParser:
         delta: DeltaMessage | None
         if not delta_text and not delta_ids and not st["n"]:
             delta = DeltaMessage()  # finished without output: sent unparsed
+        elif self.whole_output is not None:
+            delta, st["w"] = self._whole(ctx).stream(st.get("w"), delta_text, finished)
         else:
             delta = self._parse_delta(st, delta_text, delta_ids, ctx, finished)
             normalizer = getattr(self.reasoning_cls, "output_normalizer", None)
