@@ -3,6 +3,12 @@
 Each vector comes from a vLLM parser unit test (`vllm-project/vllm`, tests/tool_parsers/test_qwen3_xml_coder_shared.py and test_qwen3coder_tool_parser.py); its pytest id
 starts with that test's path. vLLM 0.33.0's served derender contradicts the assertion;
 tokenfront follows the test, in one-shot and streaming derender alike.
+
+`MARKUP_IN_TEXT` holds the "tool markup inside text" vectors (a parameter value holding
+tool-call markup, fenced code examples in content, an inline `<tool_call>` without a
+function; tests/parser/engine/test_qwen3_fenced_examples.py for the fences), together with
+the neighbouring vectors that pin what must still be structural (missing `</parameter>`,
+calls after or outside a fence).
 """
 
 from __future__ import annotations
@@ -30,8 +36,65 @@ FIXED = {
     "test_jinja_template_phantom_tool_call_is_rejected_nonstreaming[xml]",
 }
 
+_SHARED = (
+    "test_content_with_xml_structural_tags_{}",
+    "test_content_with_param_like_lines_{}",
+    "test_content_with_real_param_name_literal_{}",
+    "test_content_with_full_nested_tool_call_{}",
+    "test_two_tools_second_with_out_of_schema_nested_literal_{}",
+)
+MARKUP_IN_TEXT = (
+    {
+        name.format(mode) + f"[{variant}]"
+        for name in _SHARED
+        for mode in ("nonstreaming", "streaming")
+        for variant in ("coder", "xml")
+    }
+    | {
+        f"{name}[{variant}]"
+        for name in (
+            "test_inline_empty_tool_call_preserves_content_before_real_call",
+            "test_extract_tool_calls_missing_closing_parameter_tag",
+            "test_extract_tool_calls_streaming_missing_closing_tag",
+        )
+        for variant in ("coder", "xml")
+    }
+    | {
+        "test_extract_tool_calls_missing_closing_parameter_tag",
+        "test_extract_tool_calls_streaming_missing_closing_tag",
+        # tests/parser/engine/test_qwen3_fenced_examples.py
+        "test_fenced_example_kept_as_content",
+        "test_fenced_example_streaming_kept_as_content[1,7,None]",
+        "test_real_tool_call_after_fenced_example",
+        "test_xml_without_fence_still_promotes_tool_call",
+        "test_code_fence_inside_parameter_value_is_preserved",
+        "test_fenced_block_inside_parameter_value_is_preserved[```][1,7,None]",
+        "test_fenced_block_inside_parameter_value_is_preserved[~~~][1,7,None]",
+        "test_tilde_fence_kept_as_content",
+        "test_tilde_fence_streaming_kept_as_content[1,7,None]",
+        "test_tilde_run_does_not_close_backtick_fence",
+        "test_backtick_run_does_not_close_tilde_fence",
+        "test_real_tool_call_after_tilde_fence",
+        "test_shorter_inner_run_does_not_close_longer_fence",
+        "test_longer_fence_streaming_kept_as_content[1,7,None]",
+        "test_longer_run_closes_shorter_fence",
+        "test_tilde_fence_lengths",
+        "test_three_space_indent_is_a_fence",
+        "test_four_space_indent_is_not_a_fence",
+        "test_inline_backticks_in_prose_do_not_open_fence",
+        "test_inline_triple_backticks_do_not_open_fence",
+        "test_closing_fence_with_trailing_text_does_not_close",
+        "test_inline_code_streaming_still_promotes_real_call[1,7,None]",
+        "test_unterminated_content_fence_stays_content",
+        "test_unterminated_fence_streaming[1,7,None]",
+    }
+)
+
 
 @needs_models
-@pytest.mark.parametrize(("vec", "mode"), [c for p in ("qwen3_coder", "qwen3_xml") for c in cases(p, FIXED)])
+@pytest.mark.parametrize(
+    ("vec", "mode"),
+    [c for p in ("qwen3_coder", "qwen3_xml") for c in cases(p, FIXED | MARKUP_IN_TEXT)],
+)
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []

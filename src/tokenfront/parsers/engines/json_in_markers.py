@@ -36,6 +36,40 @@ def partial_tag_overlap(text: str, tag: str) -> int:
     return 0
 
 
+def serialized_arguments(value: str) -> str:
+    """A string-valued `arguments` as the arguments text (vLLM's parser tests).
+
+    A string holding a serialized JSON object is the arguments already: passed through, not
+    encoded twice. Any other string is serialized as a JSON string, so it stays valid JSON.
+    """
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        decoded = None
+    if isinstance(decoded, dict):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def arguments_text(value: Any) -> str:
+    """The `arguments` value of a parsed call as the arguments text."""
+    if isinstance(value, str):
+        return serialized_arguments(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+_STRING_SENT = -2  # a call's args length once its string-valued arguments were sent
+
+
+def _string_literal(args: str) -> str | None:
+    """The JSON string literal that starts `args`, once it is complete."""
+    try:
+        value, _ = json.JSONDecoder().raw_decode(args.lstrip())
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
 def is_complete_json(text: str) -> bool:
     try:
         json.loads(text)
@@ -49,6 +83,9 @@ class JsonInMarkersToolParser(ToolParser):
 
     start_marker: ClassVar[str] = "<tool_call>"
     end_marker: ClassVar[str] = "</tool_call>"
+    # String-valued `arguments` follow `serialized_arguments` (vLLM's hermes tests) instead
+    # of being serialized again (vLLM 0.33.0); streamed once the string literal closes.
+    serialized_string_arguments: ClassVar[bool] = False
 
     # ---- one-shot -------------------------------------------------------------------------
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
@@ -67,7 +104,11 @@ class JsonInMarkersToolParser(ToolParser):
                 calls.append(
                     ToolCall(
                         name=obj["name"],
-                        arguments=json.dumps(obj["arguments"], ensure_ascii=False),
+                        arguments=(
+                            arguments_text(obj["arguments"])
+                            if self.serialized_string_arguments
+                            else json.dumps(obj["arguments"], ensure_ascii=False)
+                        ),
                     )
                 )
         except Exception:
@@ -135,7 +176,14 @@ class JsonInMarkersToolParser(ToolParser):
                     )
                 )
             args = self._args_text(tc_json, complete)
-            if args is not None and len(args) > max(entry[1], 0):
+            if self.serialized_string_arguments and args and args.lstrip().startswith('"'):
+                if entry[1] != _STRING_SENT:
+                    value = _string_literal(args)
+                    if value is not None:
+                        text = serialized_arguments(value)
+                        deltas.append(DeltaToolCall(index=index, arguments=text))
+                        entry[1] = _STRING_SENT
+            elif args is not None and len(args) > max(entry[1], 0):
                 deltas.append(DeltaToolCall(index=index, arguments=args[max(entry[1], 0) :]))
                 entry[1] = len(args)
             if end == -1:
@@ -174,4 +222,4 @@ class JsonInMarkersToolParser(ToolParser):
             return ""
         # vLLM compares the last call's parsed arguments (`{}` until any were seen) with
         # what was streamed; for this grammar they differ only before the first arguments.
-        return "{}" if tools[-1][1] < 0 else ""
+        return "{}" if tools[-1][1] == -1 else ""

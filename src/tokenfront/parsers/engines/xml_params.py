@@ -284,6 +284,9 @@ class MarkupToolParser(ToolParser):
     engine_based: ClassVar[bool] = True
     supports_required_and_named: ClassVar[bool] = True
     grammar: ClassVar[Grammar]
+    # A call start that never gets a name (`<tool_call>example</tool_call>`) does not turn
+    # the text after it into post-call text (kept as content).
+    content_around_unnamed_calls: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -301,6 +304,10 @@ class MarkupToolParser(ToolParser):
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         """Raw argument markup of the call `name` -> JSON object text (the grammar's codec)."""
         return self.g.codec.convert(raw, partial)
+
+    def open_value(self, slot: dict[str, Any]) -> dict[str, Any] | None:
+        """The codec's follower of the call's open trailing value (None: re-convert)."""
+        return self.g.codec.open_value(slot["args"])
 
     # -- request facts --------------------------------------------------------------------
 
@@ -480,6 +487,14 @@ class MarkupToolParser(ToolParser):
                     self._on_args(state, index, text, calls)
                 else:
                     self._on_call_end(state, index, calls)
+                    if (
+                        self.content_around_unnamed_calls
+                        and not calls
+                        and index < len(state["slots"])
+                        and not state["slots"][index]["sent"]
+                        and not state["dc"][len(carried) :]
+                    ):
+                        seen_tool = False
         if len(calls) > 1:
             calls = _coalesce(calls)
         if state["dc"] and (not seen_tool or not calls):
@@ -612,7 +627,7 @@ class MarkupToolParser(ToolParser):
         if not safe or (prev and not safe.startswith(prev)):
             return None
         slot["out"] = safe
-        slot["ov"] = codec.open_value(slot["args"])
+        slot["ov"] = self.open_value(slot)
         slot["ovs"] = value_streams
         return safe[len(prev) :] or None
 

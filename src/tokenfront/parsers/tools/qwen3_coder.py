@@ -13,8 +13,19 @@ One wrapping newline of each value is markup; values are typed from the tool sch
 
 from __future__ import annotations
 
+from typing import Any
+
 from tokenfront.parsers.base import JSONState
-from tokenfront.parsers.engines.xml_args import EqualsParamCodec
+from tokenfront.parsers.engines.fences import (
+    at_line_start,
+    feed_fences,
+    in_fence,
+    new_fence_state,
+)
+from tokenfront.parsers.engines.markup_lexer import DROP, flush_lexer
+from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
+from tokenfront.parsers.engines.schema_types import tool_properties
+from tokenfront.parsers.engines.xml_args import ArgCodec, EqualsParamCodec
 from tokenfront.parsers.engines.xml_params import (
     E_ARGS,
     E_CALL_END,
@@ -38,7 +49,9 @@ from tokenfront.parsers.tools.qwen3_values import fix_qwen3_values
 _BAD_NAME = "\x00"
 
 
-def function_markup_grammar(name: str, think: tuple[str, str], call: tuple[str, str]) -> Grammar:
+def function_markup_grammar(
+    name: str, think: tuple[str, str], call: tuple[str, str], codec: ArgCodec | None = None
+) -> Grammar:
     """The `<function=...>` / `<parameter=...>` grammar inside the given think and call wrappers."""
     return Grammar(
         name=name,
@@ -77,38 +90,137 @@ def function_markup_grammar(name: str, think: tuple[str, str], call: tuple[str, 
             (S_BETWEEN, "TOOL_START"): (S_PREAMBLE, (E_CALL_START,)),
             (S_BETWEEN, "FUNC_PREFIX"): (S_NAME, (E_CALL_START,)),
         },
-        codec=EqualsParamCodec(),
+        codec=codec if codec is not None else EqualsParamCodec(),
         strip_trailing_reasoning_ws=False,
     )  # fmt: skip
 
 
+_CODEC = NestedParamCodec()
 QWEN3_CODER = function_markup_grammar(
-    "qwen3", ("<think>", "</think>"), ("<tool_call>", "</tool_call>")
+    "qwen3", ("<think>", "</think>"), ("<tool_call>", "</tool_call>"), _CODEC
 )
 
 
 @tool_parser("qwen3_coder", "qwen3_xml")
 class Qwen3CoderToolParser(MarkupToolParser):
+    """Qwen3 XML tool calls, with the rules vLLM's own tests assert beyond vLLM 0.33.0.
+
+    Deviations from vLLM 0.33.0 (docs/deviations.md), all from vLLM's parser tests:
+
+    * tool markup inside a parameter value stays in the value (`param_walk`): a `</function>`
+      or `<function=` inside an unended value is text; a `</function>` in a value without
+      nested markup is held until what follows shows whether the value lost its close tag;
+    * tool markup inside a fenced code example in content stays content (`fences`);
+    * a `<tool_call>` without a function keeps the content after it.
+    """
+
     name = "qwen3_coder"
     grammar = QWEN3_CODER
     supports_required_and_named = False  # structural-tag model in vLLM
+    content_around_unnamed_calls = True
 
-    # Deviations from vLLM 0.33.0 asserted by vLLM's own tests (docs/deviations.md).
+    def initial_state(self, start: str = S_CONTENT) -> JSONState:
+        state = super().initial_state(start)
+        # qn/qb: the open call's name and body text; fh: a held `</function>` and the
+        # whitespace after it; fc: fenced-code state of the content.
+        state.update(qn="", qb="", fh=None, fc=new_fence_state())
+        return state
+
+    def _param_names(self, name: str) -> frozenset[str] | None:
+        properties = tool_properties(self.tools, name.strip()) if name else None
+        return frozenset(properties) if isinstance(properties, dict) and properties else None
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
-        return fix_qwen3_values(super().convert_args(raw, partial, name), self.tools, name)
+        converted = _CODEC.convert(raw, partial, self._param_names(name))
+        return fix_qwen3_values(converted, self.tools, name)
+
+    def open_value(self, slot: dict[str, Any]) -> dict[str, Any] | None:
+        return _CODEC.open_value(slot["args"], self._param_names(slot["name"]))
+
+    # -- text and terminals -----------------------------------------------------------------
+
+    def _emit(self, state: JSONState, text: str) -> list[Event]:
+        held = state.get("fh")
+        if held is not None and text:
+            rest = text.lstrip(_WS)
+            held[1] += text[: len(text) - len(rest)]
+            if not rest:
+                return []
+            state["fh"] = None  # more value text: the `</function>` was part of the value
+            return self._emit(state, held[0] + held[1] + rest)
+        st = state["st"]
+        if st == S_ARGS:
+            state["qb"] += text
+        elif st == S_NAME:
+            state["qn"] += text
+        elif st == S_CONTENT and text:
+            feed_fences(state["fc"], text)
+        return super()._emit(state, text)
 
     def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        st = state["st"]
+        if state.get("fh") is not None and terminal != DROP:
+            return self._after_held_end(state, terminal, text)
+        if st == S_ARGS and terminal in _BODY_EXITS and not self.skip_tool_parsing:
+            verdict = self._body_exit(state, terminal)
+            if verdict == "text":
+                return self._emit(state, text)
+            if verdict == "hold":
+                state["fh"] = [text, ""]
+                return []
+        if st == S_CONTENT and terminal in _CALL_OPENERS and in_fence(state["fc"]):
+            return self._emit(state, text)
         unterminated = (
-            state["st"] == S_NAME
+            st == S_NAME
             and terminal != "CLOSE_ANGLE"
             and (S_NAME, terminal) in self.g.transitions
             and not (self.skip_reasoning_parsing and terminal in self.g.reasoning_markup)
         )
         events = super()._terminal(state, terminal, text)
+        now = state["st"]
+        if now == S_NAME and st != S_NAME:
+            state["qn"] = ""
+        elif now == S_ARGS and st == S_NAME:
+            state["qb"] = ""
+        elif now == S_ARGS and st == S_ARGS and terminal in _PARAM_MARKUP:
+            state["qb"] += text
+        elif now == S_CONTENT and st != S_CONTENT:
+            at_line_start(state["fc"])
         if unterminated:
             # `<function=bad_name` with no `>`: test_none_tool_calls_filtered.
             return [(E_NAME, _BAD_NAME, events[0][2] if events else state["ti"]), *events]
+        return events
+
+    def _body_exit(self, state: JSONState, terminal: str) -> str:
+        """A `</function>` / `<function=` in a call body: structural, text or hold."""
+        marker = self.g.terminals[terminal]
+        walk = walk_params(state["qb"] + marker, self._param_names(state["qn"]), final=False)
+        if walk.tail == "none":
+            return "structural"
+        if terminal != "FUNC_END" or walk.nested_markup:
+            return "text"
+        return "hold"
+
+    def _after_held_end(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        """The terminal after a held `</function>` (and whitespace) decides what it was."""
+        held = state["fh"]
+        state["fh"] = None
+        if terminal in _CALL_BOUNDARIES:
+            events = self._terminal(state, "FUNC_END", held[0])
+            events.extend(self._emit(state, held[1]))
+        else:
+            events = self._emit(state, held[0] + held[1])
+        events.extend(self._terminal(state, terminal, text))
+        return events
+
+    def finish_events(self, state: JSONState) -> list[Event]:
+        events = self._items(state, self.c.scanner.flush(state["scan"]))
+        events.extend(self._lexemes(state, flush_lexer(self.c.table, state["lex"])))
+        held = state.get("fh")
+        if held is not None:  # the output ends after the `</function>`: it closed the call
+            state["fh"] = None
+            events.extend(self._terminal(state, "FUNC_END", held[0]))
+        events.extend(super().finish_events(state))
         return events
 
     def _accept_name(self, name: str) -> bool:
@@ -117,3 +229,12 @@ class Qwen3CoderToolParser(MarkupToolParser):
         if _BAD_NAME in name or ("{{" in name and "}}" in name):
             return False
         return super()._accept_name(name)
+
+
+_WS = " \t\r\n"
+# Terminals that leave a call body, open a call from content, or are parameter markup.
+_BODY_EXITS = frozenset({"FUNC_END", "FUNC_PREFIX"})
+_CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
+_PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
+# After a held `</function>`: these show the call really ended there.
+_CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})

@@ -1,0 +1,201 @@
+"""Where `<parameter=NAME>` values end when a value may itself hold tool-call markup.
+
+A string parameter can carry text that looks like the markup around it (a file that documents
+the tool-call format, a parser fixture, a template). The rules, from vLLM's Qwen3 XML/Coder
+parser tests (`tests/tool_parsers/test_qwen3_xml_coder_shared.py`):
+
+* inside a value, a `<parameter=X>` that starts a line opens a nested literal, which the next
+  `</parameter>` closes again; only a `</parameter>` outside nested literals can end the value;
+* such a `</parameter>` ends the value only when what follows it (after whitespace) is
+  structural: a `<parameter=X>` with X a parameter of the tool (any X when the schema names
+  none), `</function>`, `</tool_call>`, `<function=`, or the end of the call; anything else
+  keeps it as text of the value;
+* a line-start `<parameter=X>` outside nested literals, with X a parameter of the tool not yet
+  given in this call, ends a value that never got its `</parameter>` (a missing close tag).
+
+Cut-off text is walked conservatively: a `</parameter>` whose follower is not complete yet, or
+a line-start `<parameter=` whose name is not complete yet, stops the walk there, so the
+values read so far only ever grow.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tokenfront.parsers.engines.xml_args import EqualsParamCodec, OpenValue, _end_window
+
+PARAM_START = "<parameter="
+PARAM_END = "</parameter>"
+# What may follow a value's real `</parameter>` (besides a schema parameter).
+STRUCTURAL_FOLLOWERS = ("</function>", "</tool_call>", "<function=")
+_WS = " \t\r\n"
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    value: str  # raw value text after `>` (not trimmed)
+    closed: bool
+
+
+@dataclass(frozen=True)
+class Walk:
+    params: list[Param]
+    # The last value: "none" (every value ended), "open" (nothing undecided: later text
+    # only extends it) or "stop" (undecided from where its text stops).
+    tail: str
+    # Offset in the body where an unended value's text starts.
+    value_start: int
+    # Literal `<tool_call>` / `<function=` in the open value not closed again.
+    nested_markup: bool
+
+
+def _valid(name: str, names: frozenset[str] | None) -> bool:
+    return names is None or name in names
+
+
+def _line_open(body: str, start: int, value_start: int) -> int:
+    """The next `<parameter=` at or after `start` that begins a line of the value."""
+    at = body.find(PARAM_START, start)
+    while at != -1:
+        if at == value_start or body[at - 1] == "\n":
+            return at
+        at = body.find(PARAM_START, at + 1)
+    return -1
+
+
+def _follower(body: str, at: int, names: frozenset[str] | None, final: bool) -> str:
+    """Whether the `</parameter>` ending at `at` closes the value: close, literal or wait."""
+    while at < len(body) and body[at] in _WS:
+        at += 1
+    rest = body[at:]
+    undecided = "close" if final else "wait"
+    if not rest:
+        return undecided
+    if rest.startswith(PARAM_START):
+        gt = rest.find(">", len(PARAM_START))
+        if gt == -1:
+            return undecided
+        return "close" if _valid(rest[len(PARAM_START) : gt], names) else "literal"
+    for marker in (PARAM_START, *STRUCTURAL_FOLLOWERS):
+        if rest.startswith(marker):
+            return "close"
+        if marker.startswith(rest):
+            return undecided
+    return "literal"
+
+
+def _value_end(
+    body: str,
+    value_start: int,
+    current: str,
+    names: frozenset[str] | None,
+    seen: set[str],
+    final: bool,
+) -> tuple[str, int, int]:
+    """How the value starting at `value_start` ends: (kind, end, resume offset).
+
+    kind: "closed" (a real `</parameter>` at end), "implicit" (a new parameter at end),
+    "open" (no end yet) or "stop" (undecided from end on).
+    """
+    depth = 0
+    i = value_start
+    while True:
+        close = body.find(PARAM_END, i)
+        opener = _line_open(body, i, value_start)
+        if opener != -1 and (close == -1 or opener < close):
+            gt = body.find(">", opener + len(PARAM_START))
+            if gt == -1:
+                if not final:
+                    return "stop", opener, opener
+                i = opener + len(PARAM_START)
+                continue
+            name = body[opener + len(PARAM_START) : gt]
+            if depth == 0 and _valid(name, names) and name not in seen and name != current:
+                return "implicit", opener, opener
+            depth += 1
+            i = gt + 1
+            continue
+        if close == -1:
+            return "open", len(body), len(body)
+        after = close + len(PARAM_END)
+        if depth > 0:
+            depth -= 1
+            i = after
+            continue
+        verdict = _follower(body, after, names, final)
+        if verdict == "close":
+            return "closed", close, after
+        if verdict == "wait":
+            return "stop", close, close
+        i = after
+
+
+def walk_params(body: str, names: frozenset[str] | None, final: bool) -> Walk:
+    """Split a call body (the text after `<function=NAME>`) into its parameters.
+
+    `names`: the tool's parameter names (None: unknown, any name counts). `final`: the body
+    is complete (its end closes an undecided value), else it may still grow.
+    """
+    params: list[Param] = []
+    seen: set[str] = set()
+    pos = 0
+    while True:
+        at = body.find(PARAM_START, pos)
+        if at == -1:
+            break
+        gt = body.find(">", at + len(PARAM_START))
+        if gt == -1:
+            break
+        name = body[at + len(PARAM_START) : gt]
+        start = gt + 1
+        kind, end, resume = _value_end(body, start, name, names, seen, final)
+        params.append(Param(name, body[start:end], kind in ("closed", "implicit")))
+        if kind in ("open", "stop"):
+            value = body[start:end]
+            nested = value.count("<tool_call>") > value.count("</tool_call>") or value.count(
+                "<function="
+            ) > value.count("</function>")
+            return Walk(params, kind, start, nested)
+        seen.add(name)
+        pos = resume
+    return Walk(params, "none", -1, False)
+
+
+def trim_value(value: str) -> str:
+    """One wrapping newline on each side of a value is markup."""
+    if value.startswith("\n"):
+        value = value[1:]
+    if value.endswith("\n"):
+        value = value[:-1]
+    return value
+
+
+class NestedParamCodec(EqualsParamCodec):
+    """`<parameter=NAME>VALUE</parameter>` bodies walked by `walk_params`.
+
+    Converts like `EqualsParamCodec` (values as strings, one wrapping newline trimmed, a
+    value without its end dropped from a complete body), with value ends found by the
+    rules above; `names` are the tool's parameter names (None: unknown).
+    """
+
+    def convert(self, raw: str, partial: bool, names: frozenset[str] | None = None) -> str:
+        walk = walk_params(raw, names, final=not partial)
+        params: dict[str, Any] = {}
+        for param in walk.params:
+            if param.closed or (partial and param.name):
+                params[param.name] = trim_value(param.value)
+        return json.dumps(params, ensure_ascii=False)
+
+    def open_value(self, raw: str, names: frozenset[str] | None = None) -> OpenValue | None:
+        walk = walk_params(raw, names, final=False)
+        if walk.tail != "open" or not walk.params:
+            return None
+        last = walk.params[-1]
+        if not last.name or any(p.name == last.name for p in walk.params[:-1]):
+            return None  # a repeated key keeps its first position
+        value = last.value
+        held = "\n" if value.endswith("\n") and value != "\n" else ""
+        return {"window": _end_window(value, self._value_end), "started": bool(value), "held": held}
