@@ -71,6 +71,7 @@ class TokenizerView:
         # UTF-8 with replacement; doing that in Python skips a Rust call per decoded window.
         self.byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
         self._piece_bytes: dict[str, bytes] = {}
+        self._piece_text: dict[str, str | None] = {}
 
     # ---- id -> token string
     def id_to_token(self, token_id: int) -> str | None:
@@ -138,6 +139,20 @@ class TokenizerView:
         if len(self._piece_bytes) < 2 * self.length + 1024:
             self._piece_bytes[piece] = out
         return out
+
+    def piece_text(self, piece: str) -> str | None:
+        """The text of `piece` alone under a byte-level decoder; None unless its bytes are
+        valid UTF-8 by themselves."""
+        cached = self._piece_text.get(piece, _UNSET)
+        if cached is not _UNSET:
+            return cached  # type: ignore[return-value]
+        try:
+            text: str | None = self.piece_bytes(piece).decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if len(self._piece_text) < 2 * self.length + 1024:
+            self._piece_text[piece] = text
+        return text
 
     # ---- plain decode
     def decode(self, token_ids: Sequence[int]) -> str:
@@ -336,32 +351,54 @@ def _byte_level_delta(
     skip: frozenset[int],
 ) -> tuple[str, DetokWindow]:
     """`detokenize_delta`'s loop for byte-level decoders, on bytes: the same steps, texts and
-    window as decoding the pieces with the tokenizer's decoder."""
+    window as decoding the pieces with the tokenizer's decoder.
+
+    While the read part of the window is valid UTF-8 and a new piece is too, the step's text
+    is that piece's own text, so no decode runs (the usual case: whole characters per token).
+    """
     piece_bytes = view.piece_bytes
+    piece_text = view.piece_text
     id_to_token = view.id_to_token
     length = view.length
     raw = [piece_bytes(t) for t in tokens]
+    head_clean = _valid_utf8(b"".join(raw[prefix:read]))
     parts: list[str] = []
     for tid in token_ids:
         if 0 <= tid < length:
-            if tid in skip:
-                piece = None
-            else:
-                piece = id_to_token(tid) or ""
+            piece = None if tid in skip else id_to_token(tid) or ""
         else:
             piece = ""
-        if piece is not None:
+        if piece is None:
+            if read == len(tokens):
+                continue  # nothing pending: the step cannot emit or move the window
+        else:
             tokens.append(piece)
             raw.append(piece_bytes(piece))
+            text = piece_text(piece) if head_clean and read == len(tokens) - 1 else None
+            if text:
+                if not text.endswith(REPLACEMENT_CHAR):
+                    parts.append(text)
+                    del tokens[:read], raw[:read]
+                    prefix, read = 0, 1
+                continue
         head = b"".join(raw[prefix:read])
         prefix_text = head.decode("utf-8", "replace")
         full_text = (head + b"".join(raw[read:])).decode("utf-8", "replace")
         if len(full_text) > len(prefix_text) and not full_text.endswith(REPLACEMENT_CHAR):
             parts.append(full_text[len(prefix_text) :])
             prefix, read = read, len(tokens)
+            head_clean = _valid_utf8(b"".join(raw[prefix:read]))
         if prefix:
             del tokens[:prefix]
             del raw[:prefix]
             read -= prefix
             prefix = 0
     return "".join(parts), DetokWindow(tokens, prefix, read)
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
