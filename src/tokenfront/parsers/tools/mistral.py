@@ -1,11 +1,17 @@
-"""Mistral tool calls in the pre-v11 format: `[TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]`.
+"""Mistral tool calls, in the format of the tokenizer's version.
 
-Both tokenizers this project serves for Mistral (the Hugging Face `tokenizer.json` and the
-mistral-common tekken v3 file) predate the v11 `[ARGS]` format, so this is the format vLLM
-parses for them. Ids are Mistral's: 9 random alphanumeric characters.
+* pre-v11 tokenizers (no `[ARGS]` token; mistral-common version < 11):
+  `[TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]`. Streaming follows the JSON with an
+  event scanner and a small state machine, sending the name whole and the arguments as the raw
+  text the model wrote (first chunk left-stripped).
+* v11+ tokenizers: `[TOOL_CALLS]NAME{args}` / `[TOOL_CALLS]NAME[ARGS]{args}`, parsed by
+  `engines/mistral_v11.py`.
 
-Streaming follows the JSON with an event scanner and a small state machine, sending the name
-whole and the arguments as the raw text the model wrote (first chunk left-stripped).
+vLLM 0.33.0 decides the format by the tokenizer alone, so on a pre-v11 tokenizer the v11 shape
+is content (one-shot) or nothing (streaming). Following vLLM's parser tests, which assert the v11
+shape is a call, a pre-v11 parser that finds no JSON call after `[TOOL_CALLS]` but sees
+`NAME{` / `NAME[ARGS]` / a bare `NAME` there reads the output as v11 (docs/deviations.md).
+Ids are Mistral's: 9 random alphanumeric characters.
 """
 
 from __future__ import annotations
@@ -23,13 +29,19 @@ from tokenfront.parsers.base import (
     JSONState,
     ToolCall,
 )
-from tokenfront.parsers.engines import json_events
+from tokenfront.parsers.engines import json_events, mistral_v11
 from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, no_calls
 from tokenfront.parsers.registry import tool_parser
+from tokenfront.tokenization.mistral import is_mistral_tokenizer
 
 BOT = "[TOOL_CALLS]"
 _ALNUM = string.ascii_letters + string.digits
 _ARRAY_RE = re.compile(r"\[{.*}\]", re.DOTALL)
+# After `[TOOL_CALLS]` on a pre-v11 tokenizer: output that reads as v11 (see module doc) ...
+_V11_SHAPE = re.compile(r"\s*[A-Za-z0-9_][\w.\-]*(?:\{|\[ARGS\]|\s*$)")
+# ... and a stream prefix that may still become it (a name, maybe a partial `[ARGS]`).
+_V11_PENDING = re.compile(r"[A-Za-z0-9_][\w.\-]*(?:\[(?:A(?:R(?:G(?:S)?)?)?)?)?")
+_LEXERS: dict[int, tuple[Any, Any]] = {}
 
 # Streaming phases (vLLM's StreamingState names).
 WAIT_START = "WAITING_FOR_TOOL_START"
@@ -73,6 +85,22 @@ def _split(text: str, limits: tuple[int, int, int, int, int]) -> tuple[str, str]
     return text, ""
 
 
+def is_pre_v11(tokenizer: Any, vocab_id: Any) -> bool:
+    """vLLM's rule: mistral-common version < 11, else no `[ARGS]` token in the vocabulary."""
+    if is_mistral_tokenizer(tokenizer):
+        return int(tokenizer.version) < 11
+    return vocab_id(mistral_v11.ARGS_MARK) is None
+
+
+def v11_lexer(tokenizer: Any) -> Any:
+    """The v11 marker lexer of a tokenizer (built once per tokenizer)."""
+    cached = _LEXERS.get(id(tokenizer))
+    if cached is None or cached[0] is not tokenizer:
+        cached = (tokenizer, mistral_v11.build_lexer(tokenizer))
+        _LEXERS[id(tokenizer)] = cached
+    return cached[1]
+
+
 def _calls_from_json(parsed: Any) -> list[tuple[str, str]]:
     """(name, arguments) of each call object in the decoded JSON after the marker."""
     if isinstance(parsed, dict):
@@ -107,6 +135,16 @@ class MistralToolParser(JsonToolParser):
         self.bot_id = self.vocab_id(BOT)
         if self.bot_id is None:
             raise RuntimeError("Mistral parser could not locate the tool call token in the tokenizer!")
+        self.pre_v11 = is_pre_v11(tokenizer, self.vocab_id)
+
+    def _suppressed(self) -> bool:
+        return self.ctx.tool_choice == "none" and bool(self.ctx.tools)
+
+    def _v11_extract(self, text: str) -> ExtractedToolCalls:
+        return mistral_v11.extract(
+            v11_lexer(self.tokenizer), text, mistral_tool_call_id, self.ctx.tool_named,
+            suppress=self._suppressed(),
+        )
 
     def _guided(self) -> bool:
         choice = self.ctx.tool_choice
@@ -114,7 +152,9 @@ class MistralToolParser(JsonToolParser):
 
     # ── one-shot ──────────────────────────────────────────────────────────
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
-        if self.ctx.tool_choice == "none" and self.ctx.tools:
+        if not self.pre_v11:
+            return self._v11_extract(text)
+        if self._suppressed():
             return no_calls(text)
         content: str | None = None
         if BOT in text:
@@ -134,6 +174,8 @@ class MistralToolParser(JsonToolParser):
                 parsed = None
         calls = _calls_from_json(parsed)
         if not calls:
+            if BOT in text and _V11_SHAPE.match(text.split(BOT, 1)[1]):
+                return self._v11_extract(text)
             return no_calls(body)
         return ExtractedToolCalls(
             tools_called=True,
@@ -150,8 +192,61 @@ class MistralToolParser(JsonToolParser):
         state.update(
             started=False, phase=WAIT_START, json=json_events.new_scanner(), bare=False,
             new_tool=False, pending_name=None, pending_args=None, pending_id=None,
+            probe=None, v11=None,
         )
+        if not self.pre_v11:
+            state["v11"] = mistral_v11.new_state()
         return state
+
+    def _v11_delta(self, st: JSONState, events: list[Any], *, finished: bool = False) -> Any:
+        return mistral_v11.to_delta(
+            st, events, mistral_tool_call_id, suppress=self._suppressed(), finished=finished
+        )
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        st = state.get("v11")
+        if st is None:
+            return None
+        return self._v11_delta(
+            st, mistral_v11.finish_events(v11_lexer(self.tokenizer), st), finished=True
+        )
+
+    def _probe(
+        self, state: JSONState, delta_text: str, has_bot: bool
+    ) -> tuple[bool, DeltaMessage | None]:
+        """Pre-v11, before any JSON: watch the text after `[TOOL_CALLS]` for the v11 shape.
+
+        Returns (handled, delta); not handled means the legacy JSON path takes the delta.
+        """
+        before = ""
+        after = delta_text
+        if state["probe"] is None:  # the first `[TOOL_CALLS]`
+            before, _, after = delta_text.partition(BOT)
+            after = after.replace(BOT, "")
+            state["probe"] = ""
+        earlier = state["probe"]
+        if earlier is False:
+            return False, None
+        text = earlier + after
+        stripped = text.lstrip()
+        pending = _V11_PENDING.fullmatch(stripped) if stripped else None
+        if stripped and pending is None and not _V11_SHAPE.match(stripped):
+            # Not v11: replay the held text through the JSON path, then this delta.
+            state["probe"] = False
+            if earlier.strip():
+                self._advance(state, earlier, False)
+            return False, None
+        if not stripped or pending is not None:
+            state["probe"] = text
+            return True, DeltaMessage(content=before) if before else None
+        state["probe"] = False
+        st = state["v11"] = mistral_v11.new_state()
+        events = mistral_v11.feed(v11_lexer(self.tokenizer), st, BOT + text)
+        delta = self._v11_delta(st, events)
+        if before:
+            delta = delta or DeltaMessage()
+            delta.content = before + (delta.content or "")
+        return True, delta
 
     def step(
         self,
@@ -161,6 +256,8 @@ class MistralToolParser(JsonToolParser):
         delta_text: str,
         delta_ids: list[int],
     ) -> DeltaMessage | None:
+        if state["v11"] is not None and not state["started"]:
+            state["started"] = True  # a v11 tokenizer: everything goes through the v11 parser
         has_bot = self.bot_id in delta_ids or BOT in delta_text
         if has_bot:
             state["started"] = True
@@ -169,6 +266,15 @@ class MistralToolParser(JsonToolParser):
         if not state["started"]:
             return DeltaMessage(content=delta_text)
         try:
+            if state["v11"] is not None:
+                lexer = v11_lexer(self.tokenizer)
+                return self._v11_delta(
+                    state["v11"], mistral_v11.feed(lexer, state["v11"], delta_text)
+                )
+            if state["phase"] == WAIT_START and (has_bot or isinstance(state["probe"], str)):
+                handled, delta = self._probe(state, delta_text, has_bot)
+                if handled:
+                    return delta
             return self._advance(state, delta_text, has_bot)
         except Exception:
             return None
