@@ -195,7 +195,7 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
           help="JSON/YAML file: a list of model entries with the same keys as the model "
                "flags (e.g. model, served_model_name, tool_call_parser).")
     _flag(g, "--tokenizer", help="Tokenizer directory, when not the model's own.")
-    _flag(g, "--tokenizer-mode", choices=["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4"], default="auto")
+    _flag(g, "--tokenizer-mode", choices=["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41"], default="auto")
     _flag(g, "--revision")
     _flag(g, "--trust-remote-code", action="store_true")
     _flag(g, "--max-model-len", type=human_int,
@@ -213,6 +213,9 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--default-chat-template-kwargs",
           help="JSON object merged under every request's chat_template_kwargs, "
                """e.g. '{"enable_thinking": false}'.""")
+    _flag(g, "--reasoning-effort-map",
+          help="JSON object rewriting a request's reasoning effort before templating, "
+               """e.g. '{"medium": "low", "xhigh": "max"}' (unlisted efforts pass unchanged).""")
     g = p.add_argument_group("parsers (list them with `tokenfront parsers`)")
     _flag(g, "--tool-call-parser",
           help="Tool-call parser for derender, e.g. hermes, llama3_json, mistral.")
@@ -336,6 +339,34 @@ def _json_arg(value: str | None, flag: str) -> dict[str, Any] | None:
     return data
 
 
+_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+
+
+def reasoning_effort_map(value: str | None) -> dict[str, str] | None:
+    """`--reasoning-effort-map`, checked as vLLM checks it (string values, known efforts)."""
+    data = None if value is None else _json_value(value, "--reasoning-effort-map")
+    if data is None:
+        return None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise SystemExit(
+            "Error: --reasoning-effort-map must be a JSON object mapping reasoning efforts to strings."
+        )
+    unknown = sorted(set(data) - set(_EFFORTS))
+    if unknown:
+        raise SystemExit(
+            f"Error: --reasoning-effort-map has unknown efforts {unknown}; "
+            f"keys must be one of {list(_EFFORTS)}."
+        )
+    return data
+
+
+def _json_value(value: str, flag: str) -> Any:
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"{flag}: invalid JSON: {exc}") from None
+
+
 def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
     """One `ModelOptions` per `--model` (or per entry of `--models-config`)."""
     common = dict(
@@ -352,6 +383,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         default_chat_template_kwargs=_json_arg(
             args.default_chat_template_kwargs, "--default-chat-template-kwargs"
         ),
+        reasoning_effort_map=reasoning_effort_map(args.reasoning_effort_map),
         tool_call_parser=args.tool_call_parser,
         enable_auto_tool_choice=args.enable_auto_tool_choice,
         reasoning_parser=args.reasoning_parser,

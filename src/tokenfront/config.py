@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-TokenizerMode = Literal["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4"]
+TokenizerMode = Literal["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41"]
 ContentFormat = Literal["auto", "string", "openai"]
 
 # vLLM's VLLM_MAX_N_SEQUENCES default.
@@ -38,6 +38,7 @@ class ModelOptions:
     chat_template_content_format: ContentFormat = "auto"
     trust_request_chat_template: bool = False
     default_chat_template_kwargs: dict[str, Any] | None = None
+    reasoning_effort_map: dict[str, str] | None = None
     tool_call_parser: str | None = None
     enable_auto_tool_choice: bool = False
     reasoning_parser: str | None = None

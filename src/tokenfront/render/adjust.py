@@ -63,9 +63,8 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     # Group C (vLLM classes: qwen3_json = hermes, olmo3 = pythonic base).
     "qwen3_json": ToolParserTraits("skip_if_tools", "hermes"),
     "olmo3": ToolParserTraits("base"),
-    # Group A. vLLM's xgrammar builtins for these structural tag models are not in
-    # structural_tags.BUILDERS yet (no tags are added); minimax_m3 and dots are not structural
-    # but turn required/named off themselves, which the pseudo model names reproduce.
+    # Group A. minimax_m3 and dots are not structural but turn required/named off
+    # themselves, which the pseudo model names reproduce.
     "deepseek_v32": ToolParserTraits("engine", "deepseek_v3_2"),
     "deepseek_v4": ToolParserTraits("engine", "deepseek_v4"),
     "deepseek_v41": ToolParserTraits("engine", "deepseek_v4_1"),
@@ -89,6 +88,9 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
 }
 # glm45's default strict level is FUNCTION (the others default to AUTO).
 _FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})
+# Kimi K3's reasoning and tool parsers read XTML markers as contiguous text: both also turn
+# `spaces_between_special_tokens` off, whatever the request.
+_NO_SPECIAL_TOKEN_SPACING = frozenset({"kimi_k3"})
 
 
 def _tools_in_play(request: ChatCompletionRequest) -> bool:
@@ -215,5 +217,9 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
         return
     if reasoning in _ENGINE_REASONING:
         request.skip_special_tokens = False
+    if reasoning in _NO_SPECIAL_TOKEN_SPACING:
+        request.spaces_between_special_tokens = False
     if tool is not None:
         _tool_adjust(request, TOOL_PARSERS.get(tool, ToolParserTraits()))
+        if tool in _NO_SPECIAL_TOKEN_SPACING:
+            request.spaces_between_special_tokens = False

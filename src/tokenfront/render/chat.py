@@ -164,13 +164,13 @@ def render_prompt(
     tools = request.tool_dicts()
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
-        request_template_kwargs(request),
+        request_template_kwargs(request, model.options.reasoning_effort_map),
     )
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
     if mode is not None:  # vLLM renders these families with its own encoder, not the template
         conversation = to_conversation(request.messages, encoder_content_format(mode))
-        text = encode_prompt(mode, conversation, tools, kwargs)
+        text = encode_prompt(mode, conversation, tools, kwargs, request.messages)
         return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)

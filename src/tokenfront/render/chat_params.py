@@ -30,9 +30,14 @@ def default_template_kwargs(model: ServedModel) -> dict[str, Any]:
     return kwargs
 
 
-def request_template_kwargs(request: ChatCompletionRequest) -> dict[str, Any]:
-    """The request's own kwargs with the request-level switches applied on top."""
+def request_template_kwargs(
+    request: ChatCompletionRequest, effort_map: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The request's own kwargs with the request-level switches applied on top
+    (`reasoning_effort` rewritten by `--reasoning-effort-map`)."""
     effort = request.reasoning_effort
+    if effort is not None and effort_map:
+        effort = effort_map.get(effort, effort)
     extra: dict[str, Any] = {
         "add_generation_prompt": request.add_generation_prompt,
         "continue_final_message": request.continue_final_message,
@@ -47,7 +52,8 @@ def request_template_kwargs(request: ChatCompletionRequest) -> dict[str, Any]:
 
 def resolve_chat_template_kwargs(model: ServedModel, request: ChatCompletionRequest) -> dict[str, Any]:
     """The kwargs vLLM puts into `parse_context.chat_template_kwargs` (defaults applied)."""
-    return merge_kwargs(default_template_kwargs(model), request_template_kwargs(request))
+    effort_map = model.options.reasoning_effort_map
+    return merge_kwargs(default_template_kwargs(model), request_template_kwargs(request, effort_map))
 
 
 def _count_tool_calls(tool_calls: object) -> int:

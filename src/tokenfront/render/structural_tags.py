@@ -412,3 +412,23 @@ def mistral_pre_v11_schema(request: ChatCompletionRequest) -> dict[str, Any] | N
         for t in tools
     ]
     return {"type": "array", "minItems": 1, **extra, "items": {"type": "object", "anyOf": any_of}}
+
+
+def _register_model_builders() -> None:
+    """Builders kept in their own modules (they import the format nodes above)."""
+    from tokenfront.render import structural_tags_dsml as dsml
+    from tokenfront.render.structural_tags_kimi_k3 import kimi_k3
+
+    BUILDERS.update(
+        {
+            "deepseek_v3_2": dsml.deepseek_v3_2,
+            "deepseek_v4": dsml.deepseek_v4,
+            "deepseek_v4_1": dsml.deepseek_v4_1,
+            "mimo": dsml.mimo,
+            "plamo3": dsml.plamo3,
+            "kimi_k3": kimi_k3,
+        }
+    )
+
+
+_register_model_builders()

@@ -48,11 +48,12 @@ Here are the functions available in JSONSchema format:
 <functions>
 """  # noqa: E501
 
-ENCODER_MODES = ("deepseek_v32", "deepseek_v4")
+ENCODER_MODES = ("deepseek_v32", "deepseek_v4", "deepseek_v41")
 _ARCHITECTURES = {
     "DeepseekV32ForCausalLM": "deepseek_v32",
     "DeepseekV4ForCausalLM": "deepseek_v4",
     "DeepseekV4ForConditionalGeneration": "deepseek_v4",
+    "DeepseekV41ForCausalLM": "deepseek_v41",
 }
 
 
@@ -226,7 +227,7 @@ def encode_deepseek_v32(
 
 def encoder_content_format(mode: str) -> str:
     """How vLLM's renderer for `mode` hands message content to the encoder."""
-    return "openai" if mode == "deepseek_v4" else "string"
+    return "openai" if mode in ("deepseek_v4", "deepseek_v41") else "string"
 
 
 def encode_prompt(
@@ -234,12 +235,17 @@ def encode_prompt(
     conversation: list[dict[str, Any]],
     tools: list[dict[str, Any]] | None,
     kwargs: dict[str, Any],
+    messages: list[Any] | None = None,
 ) -> str:
-    """The prompt text for an encoder mode from `encoder_mode`."""
+    """The prompt text for an encoder mode from `encoder_mode` (V4.1 encodes the request's
+    own `messages`; the others the template conversation)."""
     from tokenfront.api.errors import APIError
+    from tokenfront.render.encoders.deepseek_v41 import encode_deepseek_v41
 
     encode = encode_deepseek_v4 if mode == "deepseek_v4" else encode_deepseek_v32
     try:
+        if mode == "deepseek_v41":
+            return encode_deepseek_v41(conversation if messages is None else messages, tools, kwargs)
         return encode(conversation, tools, kwargs)
     except (EncodingError, KeyError, TypeError, ValueError) as exc:
         raise APIError(str(exc)) from None
