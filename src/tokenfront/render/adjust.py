@@ -12,7 +12,7 @@ from tokenfront.protocol.requests import (
     RequestValidationFailure,
     StructuredOutputsParams,
 )
-from tokenfront.render import structural_tags
+from tokenfront.render import rtemplate_adjust, structural_tags
 from tokenfront.tokenization.registry import ServedModel
 
 # Reasoning parsers built on vLLM's parser engine: their adjust_request always keeps
@@ -212,6 +212,9 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
     reasoning = options.reasoning_parser or None
     tool = options.tool_call_parser if options.enable_auto_tool_choice else None
     if reasoning is None and tool is None:
+        return
+    if rtemplate_adjust.applies(model):  # hf / beam adjust every request
+        rtemplate_adjust.adjust(model, request)
         return
     if reasoning is None and request.tool_choice == "none":
         return
