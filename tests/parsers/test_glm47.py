@@ -59,25 +59,33 @@ ONE = (
             [("get_weather", '{"city": " Pa ris "}')],
             None,
         ),
-        # Deviation from vLLM 0.33.0 (test_glm4_moe_tool_parser.py): a function the request
-        # does not offer is kept, its JSON-looking values decoded.
+        # Deviations from vLLM 0.33.0 (test_glm4_moe_tool_parser.py): a function the request
+        # does not offer is kept, its JSON-looking values decoded; the content before the
+        # first call keeps its whitespace.
         (
             "Hi.\n<tool_call>launch\n<arg_key>x</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
             [("launch", '{"x": 1}')],
-            "Hi.",
+            "Hi.\n",
         ),
-        ("Hi.\n<tool_call>get_weather\n</tool_call>\nBye.", [("get_weather", "{}")], "Hi."),
+        ("Hi.\n<tool_call>get_weather\n</tool_call>\nBye.", [("get_weather", "{}")], "Hi.\n"),
         (
             "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>A</arg_value>\n</tool_call>"
             '<tool_call>get_weather\n<arg_key>opts</arg_key>\n<arg_value>{"z": "ü"}</arg_value>\n</tool_call>',
             [("get_weather", '{"city": "A"}'), ("get_weather", '{"opts": {"z": "ü"}}')],
             None,
         ),
+        # Deviation: a call cut off before `</tool_call>` is no call, its text is content.
         (
             "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Ber",
-            [("get_weather", "{}")],
+            [],
+            "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Ber",
+        ),
+        (
+            ONE + "\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Ber",
+            [("get_weather", '{"city": "Paris", "days": 3}')],
             None,
         ),
+        ("Hi <tool_call>   ", [], "Hi <tool_call>   "),
         ("<think>x</think>Answer", [], "Answer"),
     ],
 )

@@ -8,6 +8,7 @@ tokenizer token per delta, as vLLM's derender does for one-token chunks.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 from pathlib import Path
@@ -41,6 +42,10 @@ MODEL_FOR = {
 # tokenizer plus an `[ARGS]` token, which makes a Hugging Face-mode tokenizer v11 for vLLM.
 MISTRAL_V11 = Path(__file__).resolve().parents[1] / "models" / "mistral-v11"
 
+# openai (gpt-oss Harmony) vectors: vLLM's tests render Harmony token ids, so they run on the
+# gpt-oss test model (built on demand from tests/models/gpt-oss-src), read as the server does.
+GPT_OSS_BUILDER = Path(__file__).resolve().parents[1] / "models" / "gpt-oss-src" / "build.py"
+
 needs_models = pytest.mark.skipif(not MODELS.is_dir(), reason="../shared/models is absent")
 
 
@@ -54,9 +59,22 @@ def _tokenizer(model: str) -> Any:
     return AutoTokenizer.from_pretrained(str(path), **kwargs)
 
 
+@functools.cache
+def gpt_oss_model() -> str:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_gpt_oss_build", GPT_OSS_BUILDER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.build())
+
+
 def model_for(vec: dict[str, Any]) -> str:
     if vec.get("mistral_tokenizer") in ("v11", "v13"):
         return str(MISTRAL_V11)
+    if vec["parser"] == "openai" and GPT_OSS_BUILDER.exists():
+        return gpt_oss_model()
     return MODEL_FOR.get(vec["parser"], "synthetic-multi")
 
 
@@ -67,9 +85,18 @@ def output_parser(parser: str, model: str | None = None) -> tuple[ChatOutputPars
     options = ModelOptions(
         model=str(MODELS / model), tool_call_parser=parser, enable_auto_tool_choice=True
     )
-    built = build_output_parser(options, tok)
+    built = _harmony_parser(options, tok) or build_output_parser(options, tok)
     assert built is not None
     return built, tok
+
+
+def _harmony_parser(options: ModelOptions, tok: Any) -> ChatOutputParser | None:
+    """The server's choice on a gpt-oss model dir (tokenization/registry.py)."""
+    from tokenfront.parsers.harmony_output import harmony_parser_for
+
+    config = Path(str(options.model)) / "config.json"
+    model_type = json.loads(config.read_text()).get("model_type", "") if config.exists() else ""
+    return harmony_parser_for(options, tok, model_type)
 
 
 def request_context(vec: dict[str, Any]) -> ParseContext:
@@ -103,7 +130,32 @@ def one_shot(vec: dict[str, Any]) -> Result:
     return message["content"], message["reasoning"], calls
 
 
+def single_call(vec: dict[str, Any]) -> Result:
+    """A test's one direct streaming call: what that call's delta returns.
+
+    `previous_text` is fed as one earlier chunk when it agrees with `current_text`; otherwise
+    (a stateless-call artefact: vLLM's parser ignored it) the delta is the stream's first chunk.
+    """
+    parser, tok = output_parser(vec["parser"], model_for(vec))
+    call = vec["single_call"]
+    ctx = request_context(vec)
+    state = None
+    prev = call["previous_text"] or ""
+    if prev and prev + call["delta_text"] == call["current_text"]:
+        ids = tok.encode(prev, add_special_tokens=False)
+        _, state = parser.stream(state, prev, ids, ctx, finished=False)
+    text = call["delta_text"]
+    ids = tok.encode(text, add_special_tokens=False)
+    delta, _ = parser.stream(state, text, ids, ctx, finished=False)
+    if delta is None:
+        return None, None, []
+    calls = [(tc.name, tc.arguments) for tc in delta.tool_calls or []]
+    return delta.content or None, delta.reasoning or None, calls
+
+
 def streamed(vec: dict[str, Any]) -> Result:
+    if "single_call" in vec:
+        return single_call(vec)
     parser, tok = output_parser(vec["parser"], model_for(vec))
     ids = tok.encode(vec["model_output"], add_special_tokens=False)
     ctx = request_context(vec)

@@ -333,6 +333,9 @@ class SectionToolParser(ToolParser):
     call_end: ClassVar[str] = "<|tool_call_end|>"
     arg_start: ClassVar[str] = "<|tool_call_argument_begin|>"
     header_regex: ClassVar[re.Pattern[str]] = re.compile(r"(?P<id>.+:\d+)")
+    # A header that is only a call counter (no function name): the name is inferred from
+    # the request's tools (`infer_bare_name`); None keeps such a call nameless.
+    bare_header_regex: ClassVar[re.Pattern[str] | None] = None
 
     # Set True by the pipeline when no reasoning parser is configured: think markers are
     # then plain content rather than consumed (vLLM's `skip_reasoning_parsing`).
@@ -490,9 +493,59 @@ class SectionToolParser(ToolParser):
         match = re.search(r'"name"\s*:\s*"([^"]*)"', args)
         return match.group(1) or None if match else None
 
+    def _bare_counter(self, header: str | None) -> str | None:
+        if header is None or self.bare_header_regex is None:
+            return None
+        header = header.strip()
+        return header if self.bare_header_regex.fullmatch(header) else None
+
+    def infer_bare_name(self, args: str | None) -> str | None:
+        """The tool a counter-only header calls: the only declared tool, or (several tools,
+        complete `args`) the only one whose parameter properties hold every argument key."""
+        functions = [
+            t["function"]
+            for t in self.ctx.tools or ()
+            if isinstance(t, dict) and isinstance(t.get("function"), dict)
+        ]
+        named = [f for f in functions if isinstance(f.get("name"), str) and f["name"]]
+        if len(named) == 1:
+            return str(named[0]["name"])
+        if args is None or len(named) < 2:
+            return None
+        try:
+            parsed = json.loads(args)
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        fits = []
+        for function in named:
+            params = function.get("parameters")
+            props = params.get("properties") if isinstance(params, dict) else None
+            if isinstance(props, dict) and set(parsed) <= set(props):
+                fits.append(function["name"])
+        return str(fits[0]) if len(fits) == 1 else None
+
+    def _send_bare(
+        self, slot: dict[str, Any], idx: int, name: str, args: str, out: list[DeltaToolCall]
+    ) -> None:
+        slot.update(id=slot["bare"], name=name, sent=True, args="")
+        out.append(
+            DeltaToolCall(index=idx, id=slot["bare"], type="function", name=name, arguments=args)
+        )
+
     def _send_name(
         self, slot: dict[str, Any], idx: int, header: str | None, out: list[DeltaToolCall]
     ) -> None:
+        counter = self._bare_counter(header)
+        if counter is not None:
+            slot["bare"] = counter
+            slot["name"] = ""
+            name = self.infer_bare_name(None)
+            if name:
+                self._send_bare(slot, idx, name, "", out)
+                out[-1].arguments = None
+            return
         call_id, name = self._header(header)
         if not name:
             slot["name"] = ""
@@ -561,6 +614,8 @@ class SectionToolParser(ToolParser):
         was_sent = slot["sent"]
         if not was_sent and value:
             slot["args"] += value
+        if not was_sent and slot.get("bare") is not None:
+            return  # the name is inferred from the complete arguments at the call's end
         if not slot["sent"]:
             if slot["name"]:
                 self._send_name(slot, idx, slot["name"], out)
@@ -573,6 +628,14 @@ class SectionToolParser(ToolParser):
 
     def _on_end(self, slot: dict[str, Any], idx: int, out: list[DeltaToolCall]) -> None:
         if slot["sent"]:
+            return
+        if slot.get("bare") is None and self._bare_counter(slot["name"]) is not None:
+            slot["bare"] = self._bare_counter(slot["name"])
+            slot["name"] = ""
+        if slot.get("bare") is not None:
+            name = self.infer_bare_name(slot["args"])
+            if name:
+                self._send_bare(slot, idx, name, slot["args"], out)
             return
         call_id, name = self._header(slot["name"])
         if name:
@@ -617,7 +680,7 @@ class SectionToolParser(ToolParser):
         calls: list[ToolCall] = []
         for idx, slot in enumerate(slots):
             body = raw_args.get(idx, "")
-            if not slot["name"] and not body:
+            if not slot["name"] and (not body or slot.get("bare") is not None):
                 continue
             name: Any = slot["name"].strip()
             if not name and body.strip():

@@ -15,19 +15,22 @@ import json
 import re
 from typing import Any
 
-from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.base import ExtractedToolCalls, ParseContext
 from tokenfront.parsers.engines.schema_types import has_tool
 from tokenfront.parsers.engines.xml_args import KeyValueCodec
 from tokenfront.parsers.engines.xml_params import (
     E_ARGS,
     E_CALL_END,
     E_CALL_START,
+    E_REASONING,
     E_REASONING_END,
     E_REASONING_START,
+    E_TEXT,
     S_ARGS,
     S_CONTENT,
     S_NAME,
     S_REASONING,
+    TOOL_STATES,
     Grammar,
     MarkupToolParser,
 )
@@ -102,6 +105,13 @@ def _always_thinks(tokenizer: Any) -> bool:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+_PLAIN_EVENTS = frozenset({E_TEXT, E_REASONING, E_REASONING_START, E_REASONING_END})
+
+
+def _plain_content(events: list[Any], unclosed: str) -> str | None:
+    """The content of an output whose only call never closed: its text stays content."""
+    text = "".join(e[1] for e in events if e[0] == E_TEXT) + unclosed
+    return text or None
 
 
 @tool_parser("glm45")
@@ -114,14 +124,73 @@ class Glm45ToolParser(Glm47ToolParser):
 
     name = "glm45"
 
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        """One-shot: a call without its `</tool_call>` is no call.
+
+        When no closed call remains, the output is plain content (the unclosed call's text
+        included); otherwise the closed calls are returned and the unclosed tail is dropped.
+        """
+        state = self.initial_state()
+        events = self._feed_marking_calls(state, text)
+        if state["st"] in TOOL_STATES and state["ti"] >= 0:
+            open_index = state["ti"]
+            starts: list[int] = state.pop("g45_starts")
+            events = [
+                e for e in events if not (e[2] == open_index and e[0] not in _PLAIN_EVENTS)
+            ]
+            state["st"] = S_CONTENT
+            if open_index == 0:
+                return ExtractedToolCalls(False, [], _plain_content(events, text[starts[0] :]))
+        state.pop("g45_starts", None)
+        events.extend(self.finish_events(state))
+        delta = self.events_to_delta(state, events, finished=True)
+        calls = self._collect_calls(state)
+        content = delta.content if delta else None
+        if content:
+            content = self._final_content(content, bool(calls))
+        return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)
+
+    def _final_content(self, content: str, tools_called: bool) -> str | None:
+        # The text before the first call keeps its trailing whitespace (vLLM 0.33.0 strips
+        # both ends); leading whitespace goes as in 0.33.0.
+        if tools_called:
+            content = content.lstrip()
+        return content or None
+
+    def _feed_marking_calls(self, state: dict[str, Any], text: str) -> list[Any]:
+        """Feed `text`, recording where each recognised `<tool_call>` starts in it."""
+        starts: list[int] = []
+        events: list[Any] = []
+        opener = _CALL["TOOL_START"]
+        cut = 0
+        pos = text.find(opener)
+        while pos != -1:
+            events.extend(self.feed(state, text[cut:pos], ()))
+            before = state["ti"]
+            piece_end = pos + len(opener)
+            events.extend(self.feed(state, text[pos:piece_end], ()))
+            if state["ti"] > before:
+                starts.append(pos)
+            cut = piece_end
+            pos = text.find(opener, cut)
+        events.extend(self.feed(state, text[cut:], ()))
+        state["g45_starts"] = starts
+        return events
+
     def _accept_name(self, name: str) -> bool:
         # Only identifier-like names: markup or JSON a model wrote in the name slot stays
         # rejected exactly as vLLM 0.33.0 rejects it.
         return super()._accept_name(name) or _IDENTIFIER.fullmatch(name) is not None
 
+    def _send_name(self, slot: dict[str, Any], name: str) -> None:
+        super()._send_name(slot, name)
+        if self.tools is not None and not has_tool(self.tools, name):
+            # Values of an undeclared function are decoded once complete: none streams open.
+            slot["keys"] = []
+
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         converted = super().convert_args(raw, partial, name)
-        if partial or not name or self.tools is None or has_tool(self.tools, name):
+        if not name or self.tools is None or has_tool(self.tools, name):
             return converted
         # No schema for an undeclared function: JSON-looking values are decoded
         # (test_extract_tool_calls_numeric_deserialization).

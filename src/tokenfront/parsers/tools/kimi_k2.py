@@ -2,9 +2,15 @@
 `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}<|tool_call_end|>`.
 
 The call id is the header itself (`functions.NAME:IDX`); text after the section is dropped.
+A header that is only a counter (`<|tool_call_begin|>0 <|tool_call_argument_begin|>`) calls
+the request's only tool, or the only one whose properties hold every argument key; the id is
+the counter. vLLM 0.33.0 makes no call of it; its tests (test_kimi_k2_tool_parser.py
+`test_bare_counter*`) infer the name (docs/deviations.md).
 """
 
 from __future__ import annotations
+
+import re
 
 from tokenfront.parsers.engines.separated_calls import SectionToolParser
 from tokenfront.parsers.registry import tool_parser
@@ -13,6 +19,7 @@ from tokenfront.parsers.registry import tool_parser
 @tool_parser("kimi_k2")
 class KimiK2ToolParser(SectionToolParser):
     name = "kimi_k2"
+    bare_header_regex = re.compile(r":?\d+")
 
     def wants_special_tokens(self) -> bool:
         """vLLM's adjust_request: keep special tokens when tools are given and not 'none'."""

@@ -1,17 +1,55 @@
-"""Seed-OSS tool calls: the Qwen3-Coder grammar inside `<seed:tool_call>` wrappers."""
+"""Seed-OSS tool calls: the Qwen3-Coder grammar inside `<seed:tool_call>` wrappers.
+
+Two deliberate deviations from vLLM 0.33.0, asserted by vLLM's
+tests/tool_parsers/test_seed_oss_tool_parser.py (docs/deviations.md):
+
+* Without a reasoning parser, a `<seed:think>...</seed:think>` block is content in which tool
+  markup is only quoted: a `<seed:tool_call>` example inside it is no call (one-shot: when
+  the output closes the block; streaming: until `</seed:think>` arrives).
+* The content before the first call keeps its trailing whitespace (0.33.0 strips it).
+"""
 
 from __future__ import annotations
 
-from tokenfront.parsers.engines.xml_params import MarkupToolParser
+from tokenfront.parsers.base import ExtractedToolCalls, JSONState
+from tokenfront.parsers.engines.xml_params import S_CONTENT, Event, MarkupToolParser
 from tokenfront.parsers.registry import tool_parser
 from tokenfront.parsers.tools.qwen3_coder import function_markup_grammar
 
-SEED_OSS = function_markup_grammar(
-    "seed_oss", ("<seed:think>", "</seed:think>"), ("<seed:tool_call>", "</seed:tool_call>")
-)
+THINK = ("<seed:think>", "</seed:think>")
+SEED_OSS = function_markup_grammar("seed_oss", THINK, ("<seed:tool_call>", "</seed:tool_call>"))
 
 
 @tool_parser("seed_oss")
 class SeedOssToolParser(MarkupToolParser):
     name = "seed_oss"
     grammar = SEED_OSS
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        quoting = self.skip_reasoning_parsing
+        # One-shot reads a think block as quoted text only when the output closes it.
+        self._quote_think = quoting and THINK[0] in text and THINK[1] in text
+        try:
+            return super().extract_tool_calls(text)
+        finally:
+            self._quote_think = quoting
+
+    @property
+    def _quoting(self) -> bool:
+        return getattr(self, "_quote_think", self.skip_reasoning_parsing)
+
+    def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        if self._quoting:
+            if state.get("qt"):
+                if terminal == "THINK_END":
+                    state["qt"] = False
+                return self._emit(state, text)
+            if terminal == "THINK_START" and state["st"] == S_CONTENT:
+                state["qt"] = True
+                return self._emit(state, text)
+        return super()._terminal(state, terminal, text)
+
+    def _final_content(self, content: str, tools_called: bool) -> str | None:
+        if tools_called:
+            content = content.lstrip()
+        return content or None

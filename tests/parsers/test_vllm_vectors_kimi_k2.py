@@ -1,0 +1,40 @@
+"""Regression vectors for the kimi_k2 tool parser (docs/deviations.md).
+
+Each vector comes from a vLLM parser unit test (`vllm-project/vllm`,
+tests/tool_parsers/test_kimi_k2_tool_parser.py); its pytest id starts with that test's path.
+`BARE_COUNTER` pins the deviation from vLLM 0.33.0: a call header that is only a counter
+(`<|tool_call_begin|>0 <|tool_call_argument_begin|>{...}`) calls the request's only tool, or
+the only one whose properties hold every argument key (no call when that is ambiguous or the
+arguments do not parse); the call id is the counter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from vllm_vectors_loader import load_vectors
+from vllm_vectors_run import cases, needs_models, problems
+
+BARE_COUNTER = {
+    "test_bare_counter",
+    "test_bare_counter_single_tool_invalid_json_still_extracted",
+    "test_bare_counter_multiple_tools_infers_by_args",
+    "test_bare_counter_multiple_tools_skips_unsafe_inference[ambiguous]",
+    "test_bare_counter_multiple_tools_skips_unsafe_inference[malformed_json]",
+}
+ALL = {vec["source"].split("::")[-1] for vec in load_vectors("kimi_k2", kind="tool")}
+
+
+@needs_models
+@pytest.mark.parametrize(("vec", "mode"), cases("kimi_k2", ALL))
+def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
+    assert problems(vec, mode) == []
+
+
+@needs_models
+@pytest.mark.parametrize(("vec", "mode"), cases("kimi_k2", BARE_COUNTER))
+def test_bare_counter_both_ways(vec: dict[str, Any], mode: str) -> None:
+    """The bare-counter vectors hold one-shot and streamed alike."""
+    other = "streaming" if mode == "non_streaming" else "non_streaming"
+    assert problems(vec, other) == []
