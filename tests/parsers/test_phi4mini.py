@@ -1,6 +1,14 @@
-"""phi4_mini_json: golden vLLM answers and own cases (streaming never emits anything)."""
+"""phi4_mini_json: golden vLLM answers and own cases.
+
+vLLM 0.33.0 streams nothing for this format; tokenfront streams it as vLLM's tests assert, so
+the recorded streams (and the nested-array one-shot case) are deviations
+(tests/golden/deviations.json, docs/deviations.md).
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 from json_support import (
@@ -15,10 +23,15 @@ from json_support import (
 )
 
 MODEL = "synthetic-multi"
+DEVIATIONS = set(
+    json.loads((Path(__file__).parents[1] / "golden" / "deviations.json").read_text("utf-8"))
+)
 
 
 @pytest.mark.parametrize("case", golden_cases("phi4_mini_json"), ids=lambda c: c["id"])
 def test_golden(case: dict) -> None:
+    if case["id"] in DEVIATIONS:
+        pytest.skip("deliberate deviation from vLLM 0.33.0")
     check_golden(case)
 
 
@@ -35,15 +48,31 @@ def test_plain_and_missing_key() -> None:
     assert oneshot("phi4_mini_json", MODEL, text) == (text, [])
 
 
-def test_nested_brackets_cut_the_regex() -> None:
-    # The non-greedy `functools[(.*?)]` stops at the first "]": invalid JSON, no calls, no content.
+def test_nested_arrays_are_read_whole() -> None:
+    # vLLM 0.33.0's `functools[(.*?)]` stops at the first "]" (no calls); vLLM's
+    # test_various_data_types[False] asserts the call (docs/deviations.md).
     text = 'functools[{"name": "get_weather", "arguments": {"tags": ["a"]}}]'
-    assert oneshot("phi4_mini_json", MODEL, text) == (None, [])
+    assert oneshot("phi4_mini_json", MODEL, text) == (None, [("get_weather", '{"tags": ["a"]}')])
 
 
-def test_stream_emits_nothing() -> None:
-    text = 'Hello functools[{"name": "get_time", "arguments": {}}]'
-    assert joined(stream("phi4_mini_json", MODEL, token_chunks(text, MODEL))) == (None, [])
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_stream_sends_content_and_calls(size: int) -> None:
+    # vLLM 0.33.0 streams nothing at all; its tests assert the calls (docs/deviations.md).
+    text = 'Hello functools[{"name": "get_time", "arguments": {}}, {"name": "f", "arguments": {"a": [1]}}] bye'
+    chunks = token_chunks(text, MODEL)
+    grouped = [
+        ("".join(t for t, _ in chunks[i : i + size]), [n for _, ids in chunks[i : i + size] for n in ids])
+        for i in range(0, len(chunks), size)
+    ]
+    assert joined(stream("phi4_mini_json", MODEL, grouped)) == (
+        "Hello  bye",
+        [("get_time", "{}"), ("f", '{"a": [1]}')],
+    )
+
+
+@pytest.mark.parametrize("text", ["Hello functools", 'functools[{"name": "get_time", "argu'])
+def test_stream_without_a_call_is_content(text: str) -> None:
+    assert joined(stream("phi4_mini_json", MODEL, token_chunks(text, MODEL))) == (text, [])
 
 
 @pytest.mark.parametrize("vec", vectors("phi4_mini_json"), ids=lambda v: v["source"].split("::")[-1])
