@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, Response
 
 from tokenfront import __version__
 from tokenfront.api.errors import APIError, internal_error, validation_errors
+from tokenfront.api.hot_paths import HotPaths
 from tokenfront.api.middleware import RequestGuard
 from tokenfront.api.routes import derender, render, system, tokenize
 from tokenfront.api.state import AppState
@@ -57,6 +58,8 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
         allow_methods=settings.allowed_methods,
         allow_headers=settings.allowed_headers,
     )
+    # The hot render/derender routes skip FastAPI's machinery (same handlers, see hot_paths).
+    app.add_middleware(HotPaths, fastapi_app=app)
     app.add_middleware(RequestGuard, settings=settings)
     _add_error_handlers(app)
     return app

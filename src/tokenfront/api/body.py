@@ -20,11 +20,7 @@ MAX_JSON_DEPTH = 64
 async def read_json(request: Request, max_bytes: int) -> Any:
     """The request body as parsed JSON, or an `APIError` in vLLM's shape."""
     content_type = request.headers.get("content-type", "")
-    if content_type.split(";", 1)[0].strip().lower() != "application/json":
-        raise http_error(
-            HTTPStatus.BAD_REQUEST,
-            "1 validation error:\n  Unsupported Media Type: Only 'application/json' is allowed",
-        )
+    check_media_type(content_type)
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise body_too_large(max_bytes)
@@ -35,7 +31,20 @@ async def read_json(request: Request, max_bytes: int) -> Any:
         if size > max_bytes:
             raise body_too_large(max_bytes)
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return parse_json_body(b"".join(chunks))
+
+
+def check_media_type(content_type: str) -> None:
+    """vLLM accepts only `application/json` bodies (400 otherwise)."""
+    if content_type.split(";", 1)[0].strip().lower() != "application/json":
+        raise http_error(
+            HTTPStatus.BAD_REQUEST,
+            "1 validation error:\n  Unsupported Media Type: Only 'application/json' is allowed",
+        )
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """A complete body parsed as JSON: empty, malformed or too deeply nested is vLLM's 400."""
     if not raw.strip():
         raise http_error(
             HTTPStatus.BAD_REQUEST,

@@ -24,11 +24,17 @@ async def run_cpu(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
 
-async def run_cpu_for(
-    request: Request, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs
-) -> R:
+async def run_cpu_for(request: Request, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """`fn(*args)` inline for a small request body, else in the worker thread pool."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) <= INLINE_MAX_BYTES:
+    size = int(declared) if declared is not None and declared.isdigit() else None
+    return await run_cpu_sized(size, fn, *args, **kwargs)
+
+
+async def run_cpu_sized(
+    body_bytes: int | None, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs
+) -> R:
+    """`fn(*args)` inline when the body is known to be small, else in the worker thread pool."""
+    if body_bytes is not None and body_bytes <= INLINE_MAX_BYTES:
         return fn(*args, **kwargs)
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))

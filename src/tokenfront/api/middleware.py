@@ -56,7 +56,7 @@ class RequestGuard:
             if self.settings.enable_request_id_headers
             else []
         )
-        path = _route_path(scope)
+        path = route_path(scope)
         limit = self.settings.max_request_bytes
         exchange = _Exchange(scope, receive, send, limit, extra_headers)
         metrics.IN_FLIGHT.inc()
@@ -201,7 +201,7 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
     return None
 
 
-def _route_path(scope: Scope) -> str:
+def route_path(scope: Scope) -> str:
     path: str = scope.get("path", "")
     root = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path

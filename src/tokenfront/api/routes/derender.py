@@ -50,7 +50,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(lifespan=_lifespan)
 
 
-def state_codec(app: FastAPI, state: AppState) -> StateCodec:
+def state_codec(app: Any, state: AppState) -> StateCodec:
     """The app's stream_state signer, created once (a random key is logged as a warning)."""
     codec = getattr(app.state, "derender_codec", None)
     if codec is None:
@@ -92,33 +92,18 @@ def _run(
         raise bad_request(str(exc)) from None
 
 
-@router.post("/v1/chat/completions/derender")
-async def derender_chat_route(request: Request) -> Response:
-    state = app_state(request)
-    data = await read_json(request, state.settings.max_request_bytes)
-    codec = state_codec(request.app, state)
-    result = await run_cpu_for(
-        request,
-        _run,
-        state,
-        codec,
-        CHAT_BODY,
-        data,
-        derender_chat,
-        derender_chat_chunk,
-        DerenderChatStreamRequest,
+def derender_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/chat/completions/derender` body to its answer (plain or one stream chunk)."""
+    codec = state_codec(app, state)
+    return _run(
+        state, codec, CHAT_BODY, data, derender_chat, derender_chat_chunk, DerenderChatStreamRequest
     )
-    return JSONBytesResponse(result)
 
 
-@router.post("/v1/completions/derender")
-async def derender_completion_route(request: Request) -> Response:
-    state = app_state(request)
-    data = await read_json(request, state.settings.max_request_bytes)
-    codec = state_codec(request.app, state)
-    result = await run_cpu_for(
-        request,
-        _run,
+def derender_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/completions/derender` body to its answer (plain or one stream chunk)."""
+    codec = state_codec(app, state)
+    return _run(
         state,
         codec,
         COMPLETION_BODY,
@@ -127,4 +112,19 @@ async def derender_completion_route(request: Request) -> Response:
         derender_completion_chunk,
         DerenderCompletionStreamRequest,
     )
+
+
+@router.post("/v1/chat/completions/derender")
+async def derender_chat_route(request: Request) -> Response:
+    state = app_state(request)
+    data = await read_json(request, state.settings.max_request_bytes)
+    result = await run_cpu_for(request, derender_chat_body, request.app, state, data, None)
+    return JSONBytesResponse(result)
+
+
+@router.post("/v1/completions/derender")
+async def derender_completion_route(request: Request) -> Response:
+    state = app_state(request)
+    data = await read_json(request, state.settings.max_request_bytes)
+    result = await run_cpu_for(request, derender_completion_body, request.app, state, data, None)
     return JSONBytesResponse(result)

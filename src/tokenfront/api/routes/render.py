@@ -18,7 +18,8 @@ from tokenfront.render.completion import render_completion_request
 router = APIRouter()
 
 
-def _chat(state: AppState, data: Any, header_id: str | None) -> Any:
+def render_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/chat/completions/render` body to its `GenerateRequest`."""
     body = parse_model(ChatCompletionRequest, data)
     model = state.model_for(body.model)
     return render_chat_request(
@@ -26,7 +27,8 @@ def _chat(state: AppState, data: Any, header_id: str | None) -> Any:
     )
 
 
-def _completion(state: AppState, data: Any, header_id: str | None) -> Any:
+def render_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/completions/render` body to its list of `GenerateRequest`s."""
     body = parse_model(CompletionRequest, data)
     model = state.model_for(body.model)
     return render_completion_request(
@@ -38,7 +40,8 @@ def _completion(state: AppState, data: Any, header_id: str | None) -> Any:
 async def render_chat(request: Request) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
-    result = await run_cpu_for(request, _chat, state, data, request.headers.get("X-Request-Id"))
+    header_id = request.headers.get("X-Request-Id")
+    result = await run_cpu_for(request, render_chat_body, request.app, state, data, header_id)
     return JSONBytesResponse(result)
 
 
@@ -46,5 +49,6 @@ async def render_chat(request: Request) -> Response:
 async def render_completion(request: Request) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
-    result = await run_cpu_for(request, _completion, state, data, request.headers.get("X-Request-Id"))
+    header_id = request.headers.get("X-Request-Id")
+    result = await run_cpu_for(request, render_completion_body, request.app, state, data, header_id)
     return JSONBytesResponse(result)
