@@ -179,11 +179,14 @@ class ChannelToolParser(ToolParser):
         out: dict[str, Any] = {"content": "", "reasoning": "", "calls": []}
         while text:
             if state["mode"] == "header":
+                # The header so far is searched too: without Harmony special tokens in the
+                # vocabulary `<|message|>` arrives in pieces.
+                text = state["head"] + text
                 at = text.find(MESSAGE)
                 if at == -1:
-                    state["head"] += text
+                    state["head"] = text
                     break
-                head = state["head"] + text[:at]
+                head = text[:at]
                 text = text[at + len(MESSAGE) :]
                 state["head"] = ""
                 header = parse_header(
