@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokenfront.protocol.requests import RequestValidationFailure
+from tokenfront.tokenization.detokenizer import tokenizer_view
 from tokenfront.tokenization.registry import ServedModel
 from tokenfront.tokenization.vocab import vocab_of
 
@@ -132,10 +133,27 @@ def _encode(
     tokenizer: Any, text: str, add_special_tokens: bool, want_offsets: bool
 ) -> tuple[list[int], list[tuple[int, int]] | None]:
     # Never enable the tokenizer's own truncation: it is state shared by all threads.
+    backend = _plain_backend(tokenizer)
+    if backend is not None:
+        enc = backend.encode(text, add_special_tokens=add_special_tokens)
+        return enc.ids, enc.offsets if want_offsets else None
     if want_offsets:
         enc = tokenizer(text, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
         return list(enc["input_ids"]), [(int(a), int(b)) for a, b in enc["offset_mapping"]]
     return list(tokenizer(text, add_special_tokens=add_special_tokens)["input_ids"]), None
+
+
+def _plain_backend(tokenizer: Any) -> Any:
+    """The `tokenizers.Tokenizer` when calling it directly gives what `tokenizer(text)` gives
+    (transformers' generic fast tokenizer, no truncation or padding configured); else None."""
+    backend = tokenizer_view(tokenizer).plain_backend
+    if backend is None:
+        return None
+    if backend.truncation is not None or backend.padding is not None:
+        return None
+    if backend.encode_special_tokens != bool(getattr(tokenizer, "split_special_tokens", False)):
+        return None
+    return backend
 
 
 def _truncate_like_tokenizer(
@@ -149,12 +167,12 @@ def _truncate_like_tokenizer(
 ) -> tuple[list[int], list[tuple[int, int]] | None]:
     """HF left truncation to `limit` tokens: special tokens stay, content is cut."""
     if not add_special_tokens:
-        return ids[-limit:] if limit > 0 else [], (offs[-limit:] if limit > 0 else []) if offs is not None else None
+        return ids[-limit:] if limit > 0 else [], (
+            offs[-limit:] if limit > 0 else []
+        ) if offs is not None else None
     content, content_offs = _encode(tokenizer, text, False, want_offsets)
     added = len(ids) - len(content)
-    start = next(
-        (p for p in range(added + 1) if ids[p : p + len(content)] == content), None
-    )
+    start = next((p for p in range(added + 1) if ids[p : p + len(content)] == content), None)
     if start is None or added < 0:
         return ids[-limit:], offs[-limit:] if offs is not None else None
     room = max(0, limit - added)

@@ -67,6 +67,8 @@ class TokenizerView:
             if self.fast_detokenizer and backend is not None and not cleanup
             else None
         )
+        # transformers' generic fast tokenizer encodes with one backend call and nothing else.
+        self.plain_backend = backend if _is_plain_tokenizers_backend(tokenizer) else None
         # A byte-level BPE decoder (GPT-2 style) joins each piece's bytes and decodes them as
         # UTF-8 with replacement; doing that in Python skips a Rust call per decoded window.
         self.byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
@@ -212,6 +214,19 @@ def _is_tokenizers_backend(tokenizer: Any) -> bool:
     except Exception:  # pragma: no cover - older transformers
         return bool(getattr(tokenizer, "is_fast", False))
     return isinstance(tokenizer, TokenizersBackend)
+
+
+def _is_plain_tokenizers_backend(tokenizer: Any) -> bool:
+    try:
+        from transformers import TokenizersBackend
+    except Exception:  # pragma: no cover - older transformers
+        return False
+    cls = type(tokenizer)
+    return (
+        isinstance(tokenizer, TokenizersBackend)
+        and cls.__call__ is TokenizersBackend.__call__
+        and cls._encode_plus is TokenizersBackend._encode_plus
+    )
 
 
 def _leading_space_marker(backend: Any) -> str | None:
