@@ -16,7 +16,7 @@ the arguments. This module holds what they share:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import partial_json_parser
@@ -139,18 +139,29 @@ def name_delta(index: int, call_id: str, name: str) -> DeltaMessage:
 
 
 def advance_partial_calls(
-    state: dict[str, Any], calls: list[Any], complete: list[bool], bad_name: type[Exception]
+    state: dict[str, Any],
+    calls: list[Any],
+    complete: list[bool],
+    bad_name: type[Exception],
+    one_call_at_a_time: bool = False,
 ) -> DeltaMessage | None:
     """One streaming step over the calls parsed so far from partial JSON (vLLM's llama-style
     streaming): flush the previous call's arguments when a new call starts, else send the name
     once, then the arguments as far as they are stable. `bad_name` is raised for a non-string name.
+
+    vLLM jumps to the last call parsed, skipping calls that arrived whole in one chunk;
+    `one_call_at_a_time` moves to the next call only (after sending the current call's name),
+    which is the same for one call per chunk (see `advance_all_partial_calls`).
     """
     if not calls:
         return None
     tool = state["tool"]
     streamed: list[str] = state["streamed"]
     current = calls[tool]
-    if len(calls) > tool + 1:
+    switch = len(calls) > tool + 1
+    if switch and one_call_at_a_time and tool >= 0 and not state["name_sent"]:
+        switch = not current.get("name")
+    if switch:
         delta = None
         if tool >= 0:
             args = current.get("arguments")
@@ -158,7 +169,10 @@ def advance_partial_calls(
                 tail = dumps(args)[len(streamed[tool]) :]
                 delta = args_delta(tool, tail)
                 streamed[tool] += tail
-        state["tool"] = len(calls) - 1
+            elif one_call_at_a_time and args == {} and not streamed[tool] and state["name_sent"]:
+                delta = args_delta(tool, "{}")  # empty arguments stream "{}" (vLLM: nothing)
+                streamed[tool] = "{}"
+        state["tool"] = tool + 1 if one_call_at_a_time else len(calls) - 1
         state["name_sent"] = False
         streamed.append("")
         return delta
@@ -188,6 +202,47 @@ def advance_partial_calls(
                 streamed[tool] += diff
     state["prev"] = calls
     return delta
+
+
+def advance_all_partial_calls(
+    state: dict[str, Any],
+    parse: Callable[[Allow], tuple[list[Any], list[bool]] | None],
+    bad_name: type[Exception],
+) -> DeltaMessage | None:
+    """`advance_partial_calls` repeated while it makes progress, one call at a time, the deltas
+    merged: a chunk holding several steps (whole calls) loses none of them. `parse(flags)`
+    gives the calls so far and whether each is complete (None: not parsable yet); partial
+    strings are allowed once the current call's name was sent. With one step per chunk this
+    is one `advance_partial_calls` step."""
+    merged: DeltaMessage | None = None
+    for step in range(64):
+        parsed = parse(ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR)
+        if parsed is None:
+            break
+        calls, complete = parsed
+        before = (state["tool"], state["name_sent"], sum(map(len, state["streamed"])))
+        delta = advance_partial_calls(state, calls, complete, bad_name, one_call_at_a_time=True)
+        if step and (state["tool"], state["name_sent"], sum(map(len, state["streamed"]))) == before:
+            break
+        merged = merge_deltas(merged, delta)
+    return merged
+
+
+def merge_deltas(into: DeltaMessage | None, delta: DeltaMessage | None) -> DeltaMessage | None:
+    """Two consecutive deltas as one; a call's later fragments join its entry."""
+    if delta is None:
+        return into
+    if into is None:
+        return delta
+    if delta.content:
+        into.content = (into.content or "") + delta.content
+    for tc in delta.tool_calls:
+        last = into.tool_calls[-1] if into.tool_calls else None
+        if last is not None and last.index == tc.index and tc.id is None and tc.name is None:
+            last.arguments = (last.arguments or "") + (tc.arguments or "")
+        else:
+            into.tool_calls.append(tc)
+    return into
 
 
 class JsonToolParser(ToolParser):

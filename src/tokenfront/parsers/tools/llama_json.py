@@ -19,11 +19,9 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import (
-    ALLOW_ALL,
-    ALLOW_NO_PARTIAL_STR,
     JsonToolParser,
     MalformedJSON,
-    advance_partial_calls,
+    advance_all_partial_calls,
     dumps,
     is_complete_json,
     no_calls,
@@ -38,6 +36,18 @@ CALL_SEPARATOR = "; "
 
 class _CallError(Exception):
     pass
+
+
+def _skip_separator(text: str, pos: int) -> int:
+    """The position after the separator that starts at `pos` (whitespace, one `;`)."""
+    end = pos
+    while end < len(text) and text[end].isspace():
+        end += 1
+    if end < len(text) and text[end] == ";":
+        end += 1
+    while end < len(text) and text[end].isspace():
+        end += 1
+    return end
 
 
 @tool_parser("llama3_json", "llama4_json")
@@ -95,13 +105,14 @@ class LlamaJsonToolParser(JsonToolParser):
     ) -> DeltaMessage | None:
         if not (current_text.startswith(PYTHON_TAG) or current_text.startswith("{")):
             return DeltaMessage(content=delta_text)
-        flags = ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR
         try:
-            return self._advance(state, current_text, flags)
+            return advance_all_partial_calls(
+                state, lambda flags: self._parse(current_text, flags), _CallError
+            )
         except Exception:
             return None
 
-    def _advance(self, state: JSONState, current_text: str, flags: Any) -> DeltaMessage | None:
+    def _parse(self, current_text: str, flags: Any) -> tuple[list[Any], list[bool]] | None:
         calls: list[Any] = []
         complete: list[bool] = []
         pos = len(PYTHON_TAG) if current_text.startswith(PYTHON_TAG) else 0
@@ -109,7 +120,11 @@ class LlamaJsonToolParser(JsonToolParser):
             while pos < len(current_text):
                 obj, used = partial_loads(current_text[pos:], flags)
                 complete.append(is_complete_json(current_text[pos : pos + used]))
-                pos += used + len(CALL_SEPARATOR)
+                pos += used
+                # Calls are separated by "; " (vLLM skips exactly two characters); any
+                # whitespace with at most one ";" is read as a separator
+                # (test_extract_tool_calls_streaming_parallel_separators).
+                pos = _skip_separator(current_text, pos)
                 if "parameters" in obj:
                     if "arguments" in obj:
                         raise _CallError("both parameters and arguments")
@@ -117,4 +132,4 @@ class LlamaJsonToolParser(JsonToolParser):
                 calls.append(obj)
         except MalformedJSON:
             return None
-        return advance_partial_calls(state, calls, complete, _CallError)
+        return calls, complete
