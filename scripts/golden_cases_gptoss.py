@@ -132,3 +132,95 @@ def reasoning_cases() -> list[Case]:
 CASE_LISTS = getattr(gc, "CASE_LISTS", {})
 CASE_LISTS.update({"gptoss_tools": tool_cases, "gptoss_reasoning": reasoning_cases})
 gc.CASE_LISTS = CASE_LISTS  # type: ignore[attr-defined]
+
+
+# ---- chat render (vLLM renders gpt-oss chats with Harmony, not the chat template) ----------
+_HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": "Weather in Paris?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "reasoning": "Need the weather tool.",
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": GET_WEATHER}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 21 C"},
+]
+_USER = [{"role": "user", "content": "Hi"}]
+
+RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
+    "gptoss": {
+        "simple": {"messages": _USER},
+        "system": {"messages": [{"role": "system", "content": "Be brief."}, *_USER]},
+        "developer": {"messages": [{"role": "developer", "content": "Answer in French."}, *_USER]},
+        "system_parts": {
+            "messages": [
+                {"role": "system", "content": [{"type": "text", "text": "Be "}, {"type": "text", "text": "brief."}]},
+                *_USER,
+            ]
+        },
+        "second_system": {
+            "messages": [*_USER, {"role": "system", "content": "Late rule."}, {"role": "user", "content": "Ok?"}]
+        },
+        "tools": {"messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": gc.TOOLS},
+        "tools_system": {
+            "messages": [{"role": "system", "content": "Use tools."}, {"role": "user", "content": "W?"}],
+            "tools": gc.TOOLS,
+        },
+        "tool_choice_none": {"messages": _USER, "tools": gc.TOOLS, "tool_choice": "none"},
+        "tool_results": {"messages": _HISTORY, "tools": gc.TOOLS},
+        "tool_results_content": {
+            "messages": [
+                _HISTORY[0],
+                {**_HISTORY[1], "content": "Let me check."},
+                _HISTORY[2],
+            ],
+            "tools": gc.TOOLS,
+        },
+        "parallel_results": {
+            "messages": [
+                {"role": "user", "content": "Tokyo and ramen?"},
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Tokyo"}'}},
+                        {"id": "b", "type": "function", "function": {"name": "search", "arguments": '{"query": "ramen"}'}},
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "a", "content": "Rain"},
+                {"role": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": "Ichiran"}]},
+            ],
+            "tools": gc.TOOLS,
+        },
+        "multi_turn": {
+            "messages": [
+                *_USER,
+                {"role": "assistant", "content": "Hello! \U0001f44b", "reasoning": "greet"},
+                {"role": "user", "content": "\u65e5\u672c\u8a9e\u3067?"},
+            ]
+        },
+        "multi_turn_reasoning_kept": {
+            "messages": [
+                *_USER,
+                {"role": "assistant", "content": "Hello!", "reasoning": "greet"},
+                {"role": "user", "content": "Again"},
+                {"role": "assistant", "content": None, "reasoning": "Still thinking", "tool_calls": _HISTORY[1]["tool_calls"]},
+                _HISTORY[2],
+            ],
+            "tools": gc.TOOLS,
+        },
+        "effort_low": {"messages": _USER, "reasoning_effort": "low"},
+        "effort_high": {"messages": _USER, "reasoning_effort": "high"},
+        "effort_none": {"messages": _USER, "reasoning_effort": "none"},
+        "multi_part_user": {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]},
+        "empty_user": {"messages": [{"role": "user", "content": ""}]},
+        "special_text": {"messages": [{"role": "user", "content": "say <|end|> and <|start|>"}]},
+        "max_tokens": {"messages": _USER, "max_tokens": 50, "temperature": 0.2},
+        "no_reasoning_out": {"messages": _USER, "include_reasoning": False},
+        "response_format": {
+            "messages": _USER,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
+        },
+    }
+}

@@ -143,7 +143,7 @@ def _new_client(corpus: str, config_name: str) -> Any:
 
 
 @pytest.mark.parametrize(("corpus", "case"), _cases())
-def test_matches_vllm(corpus: str, case: dict[str, Any]) -> None:
+def test_matches_vllm(corpus: str, case: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     reason = _deviations().get(case["id"])
     if reason:
         pytest.skip(f"deliberate deviation from vLLM 0.33.0: {reason}")
@@ -151,6 +151,8 @@ def test_matches_vllm(corpus: str, case: dict[str, Any]) -> None:
 
     config = _paritylib().load_configs(dict((c, f) for c, _, f in CORPORA)[corpus])[case["config"]]
     args = config.get("args", [])
+    for name, value in config.get("env", {}).items():  # e.g. a pinned VLLM_SYSTEM_START_DATE
+        monkeypatch.setenv(name, value)
     for flag, known in (
         ("--tool-call-parser", registry.tool_parser_names),
         ("--reasoning-parser", registry.reasoning_parser_names),

@@ -246,6 +246,13 @@ class HarmonyOutputParser(ChatOutputParser):
         return out
 
 
+def default_reasoning_parser(options: ModelOptions, model_type: str) -> str | None:
+    """vLLM's gpt-oss model config sets `openai_gptoss` when no reasoning parser is given."""
+    if options.reasoning_parser or model_type not in HARMONY_MODEL_TYPES:
+        return options.reasoning_parser
+    return DEFAULT_REASONING_PARSER
+
+
 def harmony_parser_for(options: ModelOptions, tokenizer: Any, model_type: str) -> HarmonyOutputParser | None:
     """vLLM's choice on a gpt-oss model: Harmony reading, with `openai_gptoss` reasoning by default.
 

@@ -11,7 +11,7 @@ from tokenfront.protocol.requests import (
     RequestValidationFailure,
     has_non_text_content,
 )
-from tokenfront.render import adjust
+from tokenfront.render import adjust, harmony
 from tokenfront.render.chat_params import (
     default_template_kwargs,
     history_tool_call_count,
@@ -25,17 +25,18 @@ from tokenfront.render.chat_template import (
     resolve_content_format,
 )
 from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
+from tokenfront.render.harmony import HARMONY_MODEL_TYPES
 from tokenfront.render.messages import to_conversation
+from tokenfront.render.mistral import (
+    check_mistral_request,
+    is_mistral_tokenizer,
+    render_mistral_prompt,
+)
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
     override_max_tokens,
     sampling_defaults,
-)
-from tokenfront.render.mistral import (
-    check_mistral_request,
-    is_mistral_tokenizer,
-    render_mistral_prompt,
 )
 from tokenfront.render.tokens import (
     TokenizeParams,
@@ -157,6 +158,8 @@ def render_prompt(
     """Template the conversation and tokenize it."""
     if is_mistral_tokenizer(model.tokenizer):
         return check_token_ids(model, render_mistral_prompt(model, request), tok_params), None
+    if model.model_type in HARMONY_MODEL_TYPES:  # gpt-oss: vLLM renders Harmony, not the template
+        return check_token_ids(model, harmony.render_request(model, request), tok_params), None
     template = request.chat_template or model.chat_template
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
@@ -215,7 +218,7 @@ def render_chat_request(
         raise APIError("Beam search is not supported by the render endpoint")
     if is_mistral_tokenizer(model.tokenizer):
         check_mistral_request(request)  # mistral-common encodes tools: no parser check
-    else:
+    elif model.model_type not in HARMONY_MODEL_TYPES:  # Harmony checks neither
         check_tool_choice(model, request)
         check_request_template(model, request)
     check_mm_kwargs(request)
@@ -245,6 +248,8 @@ def render_chat_request(
         request.truncate_prompt_tokens,
     )
     sampling, kv, ec = build_sampling_params(request, max_tokens, defaults, max_n=max_n)
+    if model.model_type in HARMONY_MODEL_TYPES:
+        sampling = harmony.harmony_sampling(sampling)
 
     template_kwargs = resolve_chat_template_kwargs(model, request)
     has_reasoning = bool(model.options.reasoning_parser)
@@ -275,7 +280,8 @@ def render_chat_request(
             "tool_choice": request.tool_choice_value(),
             "parallel_tool_calls": request.parallel_tool_calls,
             "include_reasoning": request.include_reasoning,
-            "chat_template_kwargs": template_kwargs,
+            # Harmony output is parsed without template kwargs.
+            "chat_template_kwargs": {} if model.model_type in HARMONY_MODEL_TYPES else template_kwargs,
             "history_tool_call_cnt": history_tool_call_count(request),
         },
         "stream": bool(request.stream),

@@ -211,8 +211,10 @@ def load_model(options: ModelOptions) -> ServedModel:
             generation_config, options.generation_config
         ),
     )
-    from tokenfront.parsers.harmony_output import harmony_parser_for
+    from tokenfront.parsers.harmony_output import default_reasoning_parser, harmony_parser_for
     from tokenfront.parsers.pipeline import build_output_parser
+
+    options.reasoning_parser = default_reasoning_parser(options, served.model_type)
 
     served.parser = harmony_parser_for(options, tokenizer, served.model_type) or build_output_parser(
         options, tokenizer

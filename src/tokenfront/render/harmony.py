@@ -1,0 +1,303 @@
+"""Chat render of gpt-oss models (model_type `gpt_oss`): a Harmony prompt, not the chat template.
+
+vLLM 0.33.0 renders gpt-oss chats as Harmony messages:
+
+- a system message (model identity, knowledge cutoff, the conversation date from
+  VLLM_SYSTEM_START_DATE or today, `Reasoning: EFFORT`, the valid channels, and a line sending
+  function calls to the commentary channel when the prompt lists function tools);
+- a developer message when the first chat message is a system/developer one (its text becomes
+  `# Instructions`) or the request lists tools (`# Tools`, see harmony_tools);
+- the chat messages: user text; assistant reasoning as `analysis`, text as `final` (or
+  `commentary` beside tool calls), each tool call as `assistant to=functions.NAME` on the
+  commentary channel with content type `json`; tool results from `functions.NAME` to the
+  assistant; later system/developer messages as developer instructions. Analysis messages
+  before the last assistant `final` message are dropped;
+- then `<|start|>assistant`.
+
+Every text piece is tokenized on its own (special-token names in text stay plain text).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tokenfront.protocol.requests import RequestValidationFailure
+from tokenfront.render.harmony_tools import tools_section
+
+HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
+IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
+KNOWLEDGE_CUTOFF = "2024-06"
+CHANNELS = ("analysis", "commentary", "final")
+EFFORTS = ("high", "medium", "low")
+DATE_ENV = "VLLM_SYSTEM_START_DATE"
+
+
+@dataclass
+class HarmonyMessage:
+    role: str
+    parts: list[str]
+    author: str | None = None  # a tool result's author (`functions.NAME`)
+    channel: str | None = None
+    recipient: str | None = None
+    tool_call: bool = False  # an assistant call: `assistant to=RECIPIENT<|channel|>C json`
+    tools: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _flatten(content: Any) -> str | None:
+    """Text of a string or of a list of parts (strings or dicts with `text`)."""
+    if content is None or isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    for item in content:
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, dict) and item.get("text") is not None:
+            texts.append(str(item["text"]))
+    return "".join(texts) if texts else None
+
+
+def _developer(instructions: str | None, tools: Sequence[dict[str, Any]] | None) -> HarmonyMessage:
+    sections: list[str] = []
+    if instructions is not None:
+        sections += ["# Instructions", instructions]
+    functions = [t for t in tools or [] if t.get("type") == "function"]
+    for tool in tools or []:
+        if tool.get("type") not in ("function", "web_search_preview", "code_interpreter", "container"):
+            raise RequestValidationFailure(
+                f"tool type {tool.get('type')!r} is not supported.", parameter="tools"
+            )
+    if functions:
+        sections.append(tools_section(functions))
+    return HarmonyMessage("developer", ["\n\n".join(sections)], tools=functions)
+
+
+def _system_text(effort: str, date: str, has_function_tools: bool) -> str:
+    channels = f"# Valid channels: {', '.join(CHANNELS)}. Channel must be included for every message."
+    if has_function_tools:
+        channels += "\nCalls to these tools must go to the commentary channel: 'functions'."
+    return "\n\n".join(
+        [f"{IDENTITY}\nKnowledge cutoff: {KNOWLEDGE_CUTOFF}\nCurrent date: {date}", f"Reasoning: {effort}", channels]
+    )
+
+
+def conversation_date() -> str:
+    return os.environ.get(DATE_ENV) or datetime.datetime.now().strftime("%Y-%m-%d")
+
+
+def chat_messages(messages: Sequence[dict[str, Any]]) -> list[HarmonyMessage]:
+    """The Harmony messages of chat messages (after the leading instructions)."""
+    names: dict[Any, Any] = {}
+    for msg in messages:
+        for call in msg.get("tool_calls") or []:
+            names[call.get("id")] = (call.get("function") or {}).get("name")
+    out: list[HarmonyMessage] = []
+    for msg in messages:
+        out.extend(_one_message(msg, names))
+    return out
+
+
+def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMessage]:
+    role = msg.get("role")
+    calls = msg.get("tool_calls") or []
+    out: list[HarmonyMessage] = []
+    if role == "assistant" and calls:
+        text = _flatten(msg.get("content"))
+        if text:
+            out.append(HarmonyMessage("assistant", [text], channel="commentary"))
+        if msg.get("reasoning"):
+            out.append(HarmonyMessage("assistant", [msg["reasoning"]], channel="analysis"))
+        for call in calls:
+            fn = call.get("function") or {}
+            out.append(
+                HarmonyMessage(
+                    "assistant",
+                    [fn.get("arguments") or ""],
+                    channel="commentary",
+                    recipient=f"functions.{fn.get('name') or ''}",
+                    tool_call=True,
+                )
+            )
+        return out
+    if role == "tool":
+        name = names.get(msg.get("tool_call_id", "")) or ""
+        text = _flatten(msg.get("content")) or ""
+        return [HarmonyMessage("tool", [text], author=f"functions.{name}", channel="commentary", recipient="assistant")]
+    if role == "assistant" and msg.get("reasoning"):
+        out.append(HarmonyMessage("assistant", [msg["reasoning"]], channel="analysis"))
+    content = msg.get("content") or ""
+    parts = [content] if isinstance(content, str) else [c.get("text", "") for c in content]
+    if role == "assistant":
+        if parts and parts[0]:
+            out.append(HarmonyMessage("assistant", parts, channel="final"))
+    elif role in ("system", "developer"):
+        instructions = _flatten(msg.get("content"))
+        if instructions is not None:
+            out.append(_developer(instructions, None))
+    else:
+        out.append(HarmonyMessage(str(role), parts))
+    return out
+
+
+def drop_old_analysis(messages: list[HarmonyMessage]) -> list[HarmonyMessage]:
+    """Analysis messages before the last assistant `final` message are left out."""
+    last = max(
+        (i for i, m in enumerate(messages) if m.role == "assistant" and m.channel == "final"),
+        default=-1,
+    )
+    return [m for i, m in enumerate(messages) if not (i < last and m.channel == "analysis")]
+
+
+def harmony_conversation(
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[dict[str, Any]] | None,
+    reasoning_effort: str | None,
+) -> list[HarmonyMessage]:
+    """System, developer and chat messages of a chat request."""
+    if reasoning_effort == "none":
+        raise RequestValidationFailure(
+            f"Harmony does not support reasoning_effort={reasoning_effort!r}",
+            parameter="reasoning_effort",
+        )
+    if reasoning_effort is not None and reasoning_effort not in EFFORTS:
+        raise RequestValidationFailure(
+            f"reasoning_effort={reasoning_effort!r} is not supported by Harmony. "
+            f"Supported values are: {', '.join(EFFORTS)}.",
+            parameter="reasoning_effort",
+        )
+    rest = list(messages)
+    instructions = None
+    if rest and rest[0].get("role") in ("system", "developer"):
+        instructions = _flatten(rest[0].get("content"))
+        rest = rest[1:]
+    preamble: list[HarmonyMessage] = [HarmonyMessage("system", [])]
+    if instructions or tools:
+        preamble.append(_developer(instructions, tools))
+    body = drop_old_analysis(preamble + chat_messages(rest))
+    has_functions = any(m.tools for m in body if m.role == "developer")
+    body[0].parts = [_system_text(reasoning_effort or "medium", conversation_date(), has_functions)]
+    return body
+
+
+class HarmonyEncoder:
+    """Token ids of Harmony messages for one tokenizer."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        vocab = {str(t): int(i) for i, t in tokenizer.added_tokens_decoder.items()}
+        self.start, self.end, self.call = vocab["<|start|>"], vocab["<|end|>"], vocab["<|call|>"]
+        self.message, self.channel = vocab["<|message|>"], vocab["<|channel|>"]
+
+    def text(self, text: str) -> list[int]:
+        """Plain-text ids (special-token names are not read as special tokens)."""
+        if not text:
+            return []
+        if "<|" not in text:
+            return list(self.tokenizer.encode(text, add_special_tokens=False))
+        backend = self.tokenizer.backend_tokenizer
+        return [
+            token.id
+            for piece, _ in backend.pre_tokenizer.pre_tokenize_str(text)
+            for token in backend.model.tokenize(piece)
+        ]
+
+    def message_ids(self, msg: HarmonyMessage) -> list[int]:
+        if msg.tool_call:  # vLLM keeps gpt-oss's own call header shape for past calls
+            ids = [self.start, *self.text(f"assistant to={msg.recipient}"), self.channel]
+            ids += [*self.text(f"{msg.channel} json"), self.message]
+        else:
+            ids = [self.start, *self.text(msg.author or msg.role)]
+            if msg.channel is not None:
+                ids += [self.channel, *self.text(msg.channel)]
+            if msg.recipient is not None:
+                ids += self.text(f" to={msg.recipient}")
+            ids.append(self.message)
+        for part in msg.parts:
+            ids += self.text(part)
+        ids.append(self.call if msg.role == "assistant" and msg.recipient else self.end)
+        return ids
+
+    def prompt_ids(self, messages: Sequence[HarmonyMessage]) -> list[int]:
+        ids: list[int] = []
+        for msg in messages:
+            ids += self.message_ids(msg)
+        return [*ids, self.start, *self.text("assistant")]
+
+
+def render_harmony_prompt(
+    tokenizer: Any,
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[dict[str, Any]] | None,
+    reasoning_effort: str | None,
+) -> list[int]:
+    return HarmonyEncoder(tokenizer).prompt_ids(harmony_conversation(messages, tools, reasoning_effort))
+
+
+def render_request(model: Any, request: Any) -> list[int]:
+    """Prompt ids of a chat request on a gpt-oss model."""
+    effort = request.reasoning_effort
+    effort_map = model.options.reasoning_effort_map
+    if effort is not None and effort_map:
+        effort = effort_map.get(effort, effort)
+    return render_harmony_prompt(model.tokenizer, request.messages, request.tool_dicts(), effort)
+
+
+# ---- structured outputs: the requested format is asked for in the final channel ----------
+_ANY_TEXT: dict[str, Any] = {"type": "any_text", "excludes": [], "max_tokens": None, "max_chars": None}
+_OUTPUT_KEYS = ("json", "regex", "choice", "grammar", "json_object")
+
+
+def _final_json_tag(schema: Any, constrain: str) -> dict[str, Any]:
+    return {
+        "type": "tag",
+        "begin": f"<|channel|>final{constrain}<|message|>",
+        "content": {
+            "type": "json_schema",
+            "json_schema": schema,
+            "style": "json",
+            "any_order": False,
+            "max_whitespace_cnt": None,
+            "excludes": [],
+        },
+        "end": ["<|end|>", ""],
+    }
+
+
+def final_channel_tag(schema: Any) -> str:
+    """vLLM's structural tag for a JSON answer after optional analysis (JSON text)."""
+    analysis = {
+        "type": "optional",
+        "content": {
+            "type": "sequence",
+            "elements": [
+                {"type": "tag", "begin": "<|channel|>analysis<|message|>", "content": _ANY_TEXT, "end": "<|end|>"},
+                {"type": "const_string", "value": "<|start|>assistant"},
+            ],
+        },
+    }
+    final = {"type": "or", "elements": [_final_json_tag(schema, c) for c in (" json", " <|constrain|>json")]}
+    tag = {"type": "structural_tag", "format": {"type": "sequence", "elements": [analysis, final]}}
+    return json.dumps(tag)
+
+
+def harmony_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
+    """A JSON response format becomes a structural tag over the Harmony channels."""
+    outputs = sampling.get("structured_outputs")
+    if not isinstance(outputs, dict):
+        return sampling
+    if outputs.get("json_object"):
+        schema: Any = {"type": "object"}
+    elif outputs.get("json") is not None:
+        schema = outputs["json"]
+        if isinstance(schema, str):
+            schema = json.loads(schema)
+    else:
+        return sampling
+    outputs = {**outputs, **dict.fromkeys(_OUTPUT_KEYS), "structural_tag": final_channel_tag(schema)}
+    return {**sampling, "structured_outputs": outputs}
