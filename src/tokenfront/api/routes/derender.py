@@ -24,6 +24,7 @@ from tokenfront.derender.chat import derender_chat
 from tokenfront.derender.completion import derender_completion
 from tokenfront.derender.state import StateCodec
 from tokenfront.derender.stream import derender_chat_chunk, derender_completion_chunk
+from tokenfront.memory import release_free_heap
 from tokenfront.protocol.generate import (
     CHAT_BODY,
     COMPLETION_BODY,
@@ -44,6 +45,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         for model in state.registry.models:
             if model.tokenizer is not None:
                 tokenizer_view(model.tokenizer)
+    release_free_heap()  # what loading the tokenizers parsed and dropped
     yield
 
 
