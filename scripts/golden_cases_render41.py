@@ -247,12 +247,66 @@ V41_TAGS: dict[str, Body] = {
     "tag_none": {"messages": [_USER], "tools": TOOLS, "tool_choice": "none"},
 }
 
+FIM: dict[str, Body] = {
+    "fim_text": {"_endpoint": "completions", "prompt": "def add(a, b):\n", "suffix": "\n    return c\n", "max_tokens": 8},
+    "fim_list": {"_endpoint": "completions", "prompt": ["x = ", "y = "], "suffix": " + 1", "max_tokens": 8},
+    "fim_empty_suffix": {"_endpoint": "completions", "prompt": "abc", "suffix": "", "max_tokens": 8},
+    "fim_token_prompt": {"_endpoint": "completions", "prompt": [1, 2, 3], "suffix": "z", "max_tokens": 8},
+    "fim_echo": {"_endpoint": "completions", "prompt": "abc", "suffix": "z", "echo": True, "max_tokens": 8},
+    "no_suffix": {"_endpoint": "completions", "prompt": "abc", "max_tokens": 8},
+}
+
+_RICH_TOOL = {
+    "type": "function",
+    "strict": True,
+    "function": {
+        "name": "book \"x\" & y",
+        "strict": True,
+        "parameters": {
+            "type": "object",
+            "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}},
+            "properties": {
+                "title": {"type": "string", "maxLength": 20, "minLength": 2},
+                "big": {"type": "string", "maxLength": 5000},
+                "mode": {"type": "string", "const": "fast"},
+                "pick": {"type": "string", "enum": ["a", "b<|c"]},
+                "flag": {"type": "boolean"},
+                "none": {"type": "null"},
+                "maybe": {"type": ["string", "null"]},
+                "any": {},
+                "where": {"$ref": "#/$defs/Point"},
+                "at": {"type": "object", "properties": {"p": {"$ref": "#/$defs/Point"}}},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                'k"ey': {"type": "integer"},
+            },
+        },
+    },
+}
+_BARE_TOOL = {"type": "function", "function": {"name": "ping", "strict": True}}
+_EMPTY_PROPS_TOOL = {"type": "function", "function": {
+    "name": "noop", "strict": True, "parameters": {"type": "object", "properties": {}, "required": ["x"]},
+}}
+RICH: dict[str, Body] = {
+    "rich_required": {"messages": [_USER], "tools": [_RICH_TOOL, _BARE_TOOL, _EMPTY_PROPS_TOOL], "tool_choice": "required"},
+    "rich_auto": {"messages": [_USER], "tools": [_RICH_TOOL, _BARE_TOOL], "tool_choice": "auto"},
+    "rich_named": {
+        "messages": [_USER], "tools": [_RICH_TOOL, _BARE_TOOL],
+        "tool_choice": {"type": "function", "function": {"name": "ping"}},
+    },
+    "rich_named_single": {
+        "messages": [_USER], "tools": [_RICH_TOOL, _BARE_TOOL], "parallel_tool_calls": False,
+        "tool_choice": {"type": "function", "function": {"name": 'book "x" & y'}},
+    },
+}
+
 RENDER_CASES: dict[str, dict[str, Body]] = {
     "v41": {**V41, **V41_TAGS},
     "v41_plain": V41,
     "v41_mode": {k: V41[k] for k in ("simple", "tools", "tool_results", "effort_low", "mid_system")},
     "tags": V41_TAGS,
     "tags_plain": {"simple": {"messages": [_USER]}, **V41_TAGS},
+    "fim": FIM,
+    "rich": RICH,
     "effort_map": {
         k: V41[k]
         for k in (

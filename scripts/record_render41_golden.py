@@ -3,7 +3,8 @@
 
 For each config whose `cases` are ["render", NAME], starts `vllm launch render` and stores the
 answers to the chat render requests of `<cases-module>.RENDER_CASES[NAME]` in the shared corpus
-format (family render-chat, ids `<config>-<scenario>`), merged into `--out` (records of configs
+format (family render-chat, or render-completion for cases marked `"_endpoint": "completions"`;
+ids `<config>-<scenario>`), merged into `--out` (records of configs
 not recorded in this run are kept).
 """
 
@@ -41,12 +42,14 @@ def _record_config(lib: Any, cases: dict[str, Any], name: str, config: dict[str,
         return records
     try:
         with httpx.Client(timeout=120) as client:
-            for scenario, body in cases[config["cases"][1]].items():
+            for scenario, case in cases[config["cases"][1]].items():
+                body = {k: v for k, v in case.items() if k != "_endpoint"}
+                completion = case.get("_endpoint") == "completions"
                 record: dict[str, Any] = {
                     "id": f"{name}-{scenario}",
-                    "family": "render-chat",
+                    "family": "render-completion" if completion else "render-chat",
                     "config": name,
-                    "endpoint": "/v1/chat/completions/render",
+                    "endpoint": "/v1/completions/render" if completion else "/v1/chat/completions/render",
                     "method": "POST",
                     "request": {"model": config["served_model_name"], **body},
                     "scenario": scenario,

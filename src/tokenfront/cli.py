@@ -222,6 +222,10 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--enable-auto-tool-choice", action="store_true",
           help="Allow tool_choice=auto (needs --tool-call-parser).")
     _flag(g, "--reasoning-parser", help="Reasoning parser for derender, e.g. qwen3, deepseek_r1.")
+    _flag(g, "--tool-strict-level", choices=["auto", "function", "parameter"],
+          help="Floor for tool-call structural tags: 'function' constrains the call envelope of "
+               "every request with tools, 'parameter' also pins argument schemas (default: the "
+               "tool parser's own level).")
     _flag(g, "--tool-parser-plugin", help="Python file that registers extra parsers.")
 
 
@@ -387,6 +391,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         tool_call_parser=args.tool_call_parser,
         enable_auto_tool_choice=args.enable_auto_tool_choice,
         reasoning_parser=args.reasoning_parser,
+        tool_strict_level=args.tool_strict_level,
     )
     options: list[ModelOptions] = []
     if args.models_config:

@@ -39,6 +39,7 @@ class ModelOptions:
     trust_request_chat_template: bool = False
     default_chat_template_kwargs: dict[str, Any] | None = None
     reasoning_effort_map: dict[str, str] | None = None
+    tool_strict_level: str | None = None
     tool_call_parser: str | None = None
     enable_auto_tool_choice: bool = False
     reasoning_parser: str | None = None

@@ -85,3 +85,18 @@ def test_kimi_k3_strict_arguments() -> None:
     assert number["begin"] == '<|open|>argument key="n" type="number"<|sep|>'
     assert bounded["content"] == {"type": "regex", "pattern": "(?:[^<]|<[^|]){0,8}"}
     assert loose["begin"] == "<|open|>argument "
+
+
+def test_strict_level_function_constrains_auto_and_parameter_pins_schemas() -> None:
+    body = {"messages": [{"role": "user", "content": "x"}], "tools": [TOOL], "tool_choice": "auto"}
+    req = ChatCompletionRequest.model_validate(body)
+    apply_structural_tag(req, "deepseek_v4_1", False, strict_level=1)
+    fmt = json.loads(req.structured_outputs.structural_tag)["format"]
+    assert fmt["tags"][0]["content"]["tags"][0]["content"]["json_schema"] is True
+    req = ChatCompletionRequest.model_validate(body)
+    apply_structural_tag(req, "deepseek_v4_1", False, strict_level=2)
+    fmt = json.loads(req.structured_outputs.structural_tag)["format"]
+    assert fmt["tags"][0]["content"]["tags"][0]["content"]["json_schema"] == PARAMS
+    req = ChatCompletionRequest.model_validate(body)
+    apply_structural_tag(req, "glm_4_7", True, strict_level=0)
+    assert req.structured_outputs is None

@@ -91,6 +91,8 @@ _FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})
 # Kimi K3's reasoning and tool parsers read XTML markers as contiguous text: both also turn
 # `spaces_between_special_tokens` off, whatever the request.
 _NO_SPECIAL_TOKEN_SPACING = frozenset({"kimi_k3"})
+# `--tool-strict-level`: the server's floor for tool structural tags.
+STRICT_LEVELS = {"auto": 0, "function": 1, "parameter": 2}
 
 
 def _tools_in_play(request: ChatCompletionRequest) -> bool:
@@ -190,9 +192,12 @@ def _mistral_adjust(request: ChatCompletionRequest) -> None:
             request.response_format = None
 
 
-def _tool_adjust(request: ChatCompletionRequest, traits: ToolParserTraits) -> None:
+def _tool_adjust(
+    request: ChatCompletionRequest, traits: ToolParserTraits, strict_level: int | None = None
+) -> None:
     structural_tags.apply_structural_tag(request, traits.structural_tag_model,
-                                         traits.structural_tag_model in _FUNCTION_STRICT_DEFAULT)
+                                         traits.structural_tag_model in _FUNCTION_STRICT_DEFAULT,
+                                         strict_level)
     kind = traits.kind
     if kind == "kimi":
         if _tools_in_play(request):
@@ -223,6 +228,7 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
     if reasoning in _NO_SPECIAL_TOKEN_SPACING:
         request.spaces_between_special_tokens = False
     if tool is not None:
-        _tool_adjust(request, TOOL_PARSERS.get(tool, ToolParserTraits()))
+        level = STRICT_LEVELS.get(options.tool_strict_level or "")
+        _tool_adjust(request, TOOL_PARSERS.get(tool, ToolParserTraits()), level)
         if tool in _NO_SPECIAL_TOKEN_SPACING:
             request.spaces_between_special_tokens = False

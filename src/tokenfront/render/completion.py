@@ -7,6 +7,7 @@ from typing import Any
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import CompletionRequest, RequestValidationFailure
 from tokenfront.render.chat import check_mm_kwargs
+from tokenfront.render.encoders.fim import fim_prompt
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
@@ -19,7 +20,8 @@ from tokenfront.tokenization.registry import ServedModel
 Prompt = str | list[int]
 
 
-def _check_suffix(request: CompletionRequest) -> None:
+def _check_suffix(model: ServedModel, request: CompletionRequest) -> None:
+    """vLLM's suffix checks; renderers with fill-in-the-middle prompts rewrite text prompts."""
     if request.suffix is None:
         return
     if request.echo:
@@ -32,10 +34,17 @@ def _check_suffix(request: CompletionRequest) -> None:
     if isinstance(prompt, str) or (
         isinstance(prompt, list) and all(isinstance(p, str) for p in prompt)
     ):
-        # No served tokenizer renders fill-in-the-middle prompts.
-        raise APIError(
-            "suffix is only supported for models with FIM completion rendering", param="suffix"
-        )
+        fim = fim_prompt(model.options.tokenizer_mode, model.options.model)
+        if fim is None:
+            raise APIError(
+                "suffix is only supported for models with FIM completion rendering", param="suffix"
+            )
+        suffix = request.suffix
+        if isinstance(prompt, str):
+            request.prompt = fim(prompt, suffix)
+        else:
+            request.prompt = [fim(p, suffix) for p in prompt]
+        return
     raise APIError(
         "suffix requires text prompt input for FIM completion rendering", param="suffix"
     )
@@ -89,7 +98,7 @@ def render_completion_request(
 ) -> list[dict[str, Any]]:
     if request.use_beam_search:
         raise APIError("Beam search is not supported by the render endpoint")
-    _check_suffix(request)
+    _check_suffix(model, request)
     if request.echo and request.prompt_embeds is not None:
         raise APIError("Echo is unsupported with prompt embeds.")
     if request.prompt_logprobs is not None and request.prompt_embeds is not None:

@@ -333,9 +333,13 @@ def _is_ebnf(grammar: str) -> bool:
 
 
 def apply_structural_tag(
-    request: ChatCompletionRequest, model: str | None, function_strict_default: bool
+    request: ChatCompletionRequest,
+    model: str | None,
+    function_strict_default: bool,
+    strict_level: int | None = None,
 ) -> None:
-    """vLLM's `_apply_structural_tag` for a tool parser's structural tag model."""
+    """vLLM's `_apply_structural_tag` for a tool parser's structural tag model (`strict_level`:
+    `--tool-strict-level` as 0 auto / 1 function / 2 parameter, else the parser's default)."""
     if model is None or not request.tools:
         return
     choice = request.tool_choice
@@ -350,7 +354,7 @@ def apply_structural_tag(
     from tokenfront.render.sampling import structured_outputs_for
 
     structured = structured_outputs_for(request)
-    level = 1 if function_strict_default else 0
+    level = strict_level if strict_level is not None else (1 if function_strict_default else 0)
     if single_call and not (is_auto and structured is not None):
         level = max(level, 1)
     any_strict = any(t.function.strict is True for t in request.tools)
