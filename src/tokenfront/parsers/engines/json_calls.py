@@ -169,9 +169,6 @@ def advance_partial_calls(
                 tail = dumps(args)[len(streamed[tool]) :]
                 delta = args_delta(tool, tail)
                 streamed[tool] += tail
-            elif one_call_at_a_time and args == {} and not streamed[tool] and state["name_sent"]:
-                delta = args_delta(tool, "{}")  # empty arguments stream "{}" (vLLM: nothing)
-                streamed[tool] = "{}"
         state["tool"] = tool + 1 if one_call_at_a_time else len(calls) - 1
         state["name_sent"] = False
         streamed.append("")
