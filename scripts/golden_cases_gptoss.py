@@ -218,9 +218,15 @@ RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
         "special_text": {"messages": [{"role": "user", "content": "say <|end|> and <|start|>"}]},
         "max_tokens": {"messages": _USER, "max_tokens": 50, "temperature": 0.2},
         "no_reasoning_out": {"messages": _USER, "include_reasoning": False},
+        "tokenize_chat": {"_endpoint": "/tokenize", "messages": [{"role": "system", "content": "Be brief."}, *_USER]},
+        "tokenize_tools": {"_endpoint": "/tokenize", "messages": _HISTORY, "tools": gc.TOOLS, "return_token_strs": True},
+        "tokenize_no_generation_prompt": {"_endpoint": "/tokenize", "messages": _USER, "add_generation_prompt": False},
         "response_format": {
             "messages": _USER,
-            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
+            "tokenize_chat": {"_endpoint": "/tokenize", "messages": [{"role": "system", "content": "Be brief."}, *_USER]},
+        "tokenize_tools": {"_endpoint": "/tokenize", "messages": _HISTORY, "tools": gc.TOOLS, "return_token_strs": True},
+        "tokenize_no_generation_prompt": {"_endpoint": "/tokenize", "messages": _USER, "add_generation_prompt": False},
+        "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
         },
     }
 }

@@ -2,7 +2,8 @@
 """Record gpt-oss chat render golden cases (family render-chat) from a real vLLM 0.33.0.
 
 For every config of tests/golden/configs-gptossrender.json (`"cases": ["render", NAME]`) starts
-`vllm launch render` and stores its answers to `golden_cases_gptoss.RENDER_CASES[NAME]` in
+`vllm launch render` and stores its answers to `golden_cases_gptoss.RENDER_CASES[NAME]` (chat
+render, or `/tokenize` for cases with `"_endpoint": "/tokenize"`) in
 tests/golden/vllm-gptossrender.jsonl. vLLM renders gpt-oss chats with Harmony and dates the
 system message, so run it with VLLM_SYSTEM_START_DATE set to the date the configs' `env` pins,
 and TIKTOKEN_ENCODINGS_BASE pointing at the built model dir (its o200k_base.tiktoken).
@@ -53,12 +54,14 @@ def main() -> int:
             continue
         try:
             with httpx.Client(timeout=120) as client:
-                for scenario, body in golden_cases_gptoss.RENDER_CASES[config["cases"][1]].items():
+                for scenario, case in golden_cases_gptoss.RENDER_CASES[config["cases"][1]].items():
+                    body = {k: v for k, v in case.items() if k != "_endpoint"}
+                    endpoint = case.get("_endpoint", "/v1/chat/completions/render")
                     record = {
                         "id": f"tf-{name}-{scenario}",
-                        "family": "render-chat",
+                        "family": "tokenize" if endpoint == "/tokenize" else "render-chat",
                         "config": name,
-                        "endpoint": "/v1/chat/completions/render",
+                        "endpoint": endpoint,
                         "method": "POST",
                         "request": {"model": config["served_model_name"], **body},
                         "scenario": scenario,

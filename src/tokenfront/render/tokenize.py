@@ -14,6 +14,7 @@ from tokenfront.protocol.requests import (
 from tokenfront.render.chat import check_request_template
 from tokenfront.render.chat_params import default_template_kwargs, merge_kwargs
 from tokenfront.render.chat_template import NO_TEMPLATE_MESSAGE, render_chat, resolve_content_format
+from tokenfront.render.harmony import HARMONY_MODEL_TYPES, render_harmony_prompt
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import is_mistral_tokenizer, tokenize_mistral_chat
 from tokenfront.tokenization.registry import ServedModel
@@ -78,6 +79,9 @@ def tokenize(model: ServedModel, request: TokenizeCompletionRequest | TokenizeCh
 
 
 def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int]:
+    if model.model_type in HARMONY_MODEL_TYPES:  # gpt-oss chats are rendered with Harmony
+        harmony_tools = [t.to_dict() for t in request.tools or []] or None
+        return render_harmony_prompt(model.tokenizer, request.messages, harmony_tools, None)
     check_request_template(model, request)  # type: ignore[arg-type]
     if request.mm_processor_kwargs or request.media_io_kwargs:
         from tokenfront.render.chat import check_mm_kwargs
