@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_run import cases, needs_models, problems
+from vllm_vectors_run import cases, needs_models, output_parser, problems
 
 FIXED = {
     "test_anyof_string_null_with_null_literal_returns_none[coder]<None>",
@@ -98,3 +98,67 @@ MARKUP_IN_TEXT = (
 )
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
+
+
+# The qwen3 reasoning parser: a fenced `<tool_call>` example stays reasoning
+# (test_qwen3_fenced_examples.py::TestReasoningChannel / TestUnterminatedFence).
+FENCED_REASONING = {
+    "test_fenced_example_in_reasoning_stays_reasoning",
+    "test_tilde_fence_in_reasoning_stays_reasoning",
+    "test_reasoning_fence_streaming_preserved[1,7,None]",
+    "test_unterminated_reasoning_fence_stays_reasoning",
+}
+
+
+def _fenced_reasoning_vectors() -> list[Any]:
+    from vllm_vectors_loader import load_vectors
+
+    return [
+        pytest.param(vec, id=vec["source"])
+        for vec in load_vectors("qwen3", kind="reasoning")
+        if vec["source"].split("::")[-1] in FENCED_REASONING
+    ]
+
+
+def _reasoning_parser(vec: dict[str, Any]) -> tuple[Any, Any]:
+    from tokenfront.parsers.base import ParseContext
+    from tokenfront.parsers.registry import get_reasoning_parser
+
+    _, tok = output_parser("qwen3_coder")
+    request = vec.get("request") or {}
+    ctx = ParseContext(chat_template_kwargs=dict(request.get("chat_template_kwargs") or {}))
+    return get_reasoning_parser("qwen3")(tok, ctx), tok
+
+
+def _stream_reasoning(parser: Any, tok: Any, text: str) -> tuple[str | None, str | None]:
+    """One tokenizer token per delta, then the end-of-stream flush."""
+    ids = tok.encode(text, add_special_tokens=False)
+    state = parser.initial_state(None)
+    reasoning = content = ""
+    shown = ""
+    deltas = []
+    for i in range(len(ids)):
+        full = tok.decode(ids[: i + 1], skip_special_tokens=False)
+        piece = "" if full.endswith("\ufffd") else full[len(shown) :]
+        if piece:
+            shown = full
+        deltas.append(parser.stream(state, piece, [ids[i]])[0])
+    deltas.append(parser.finish(state))
+    for delta in deltas:
+        if delta is not None:
+            reasoning += delta.reasoning or ""
+            content += delta.content or ""
+    return reasoning or None, content or None
+
+
+@needs_models
+@pytest.mark.parametrize("vec", _fenced_reasoning_vectors())
+def test_vllm_reasoning_vector(vec: dict[str, Any]) -> None:
+    from vllm_vectors_loader import check_result
+
+    parser, tok = _reasoning_parser(vec)
+    if vec["mode"] == "non_streaming":
+        reasoning, content = parser.extract_reasoning(vec["model_output"])
+    else:
+        reasoning, content = _stream_reasoning(parser, tok, vec["model_output"])
+    assert check_result(vec, reasoning=reasoning, content=content) == []

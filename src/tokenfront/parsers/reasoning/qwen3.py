@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from tokenfront.parsers.base import JSONState
+from tokenfront.parsers.engines.fences import feed_fences, in_fence, new_fence_state
 from tokenfront.parsers.engines.reasoning_grammar import (
     END,
     REASONING,
@@ -93,7 +95,27 @@ def _seed_oss(thinking: bool) -> Grammar:
 
 @reasoning_parser("qwen3")
 class Qwen3ReasoningParser(GrammarReasoningParser):
+    """Qwen3 reasoning; a `<tool_call>` inside a fenced code example in the reasoning stays
+    reasoning text instead of ending it (vLLM's
+    tests/parser/engine/test_qwen3_fenced_examples.py::TestReasoningChannel, past vLLM
+    0.33.0; docs/deviations.md). `</think>` still ends the reasoning inside a fence."""
+
     spec = GrammarSpec(_qwen3, enable_thinking_only)
+
+    def _fresh(self, initial: str) -> JSONState:
+        state = super()._fresh(initial)
+        state["fc"] = new_fence_state()
+        return state
+
+    def _emit(self, st: JSONState, value: str) -> list[tuple[str, str]]:
+        if st["st"] == REASONING and value:
+            feed_fences(st.setdefault("fc", new_fence_state()), value)
+        return super()._emit(st, value)
+
+    def _on_terminal(self, st: JSONState, term: str, value: str) -> list[tuple[str, str]]:
+        if st["st"] == REASONING and term == "TOOL_START" and in_fence(st.get("fc") or ["", None]):
+            return self._emit(st, value)
+        return super()._on_terminal(st, term, value)
 
 
 @reasoning_parser("seed_oss")

@@ -206,12 +206,16 @@ class Qwen3CoderToolParser(MarkupToolParser):
         held = state["fh"]
         state["fh"] = None
         if terminal in _CALL_BOUNDARIES:
-            events = self._terminal(state, "FUNC_END", held[0])
+            events = self._end_call(state, held[0])
             events.extend(self._emit(state, held[1]))
         else:
             events = self._emit(state, held[0] + held[1])
         events.extend(self._terminal(state, terminal, text))
         return events
+
+    def _end_call(self, state: JSONState, text: str) -> list[Event]:
+        """A held `</function>` that turned out structural: the call body ends."""
+        return super()._terminal(state, "FUNC_END", text)
 
     def finish_events(self, state: JSONState) -> list[Event]:
         events = self._items(state, self.c.scanner.flush(state["scan"]))
@@ -219,7 +223,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
         held = state.get("fh")
         if held is not None:  # the output ends after the `</function>`: it closed the call
             state["fh"] = None
-            events.extend(self._terminal(state, "FUNC_END", held[0]))
+            events.extend(self._end_call(state, held[0]))
         events.extend(super().finish_events(state))
         return events
 

@@ -1,0 +1,175 @@
+"""Tool markup inside text for the qwen3 grammar: parameter values, fenced examples, held ends.
+
+Unit tests of `engines/param_walk.py` and `engines/fences.py`, plus whole-parser cases beyond
+vLLM's own vectors (tests/parsers/test_vllm_vectors_qwen3.py): one-shot and streamed output
+must agree, and the streaming state stays plain JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from vllm_vectors_run import needs_models, one_shot, streamed
+
+from tokenfront.parsers.engines.fences import feed_fences, in_fence, new_fence_state
+from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
+
+NAMES = frozenset({"path", "content"})
+
+
+def _values(body: str, names: frozenset[str] | None = NAMES, final: bool = True) -> dict[str, Any]:
+    return json.loads(NestedParamCodec().convert(body, not final, names))
+
+
+def test_nested_literal_parameter_pairs_stay_in_the_value() -> None:
+    body = (
+        "\n<parameter=path>\nf.py\n</parameter>\n<parameter=content>\ndoc = '''\n"
+        "<parameter=path>\nliteral\n</parameter>\n'''\n</parameter>\n"
+    )
+    assert _values(body) == {
+        "path": "f.py",
+        "content": "doc = '''\n<parameter=path>\nliteral\n</parameter>\n'''",
+    }
+
+
+def test_close_followed_by_unknown_parameter_is_text() -> None:
+    body = "<parameter=content>\na\n</parameter>\n<parameter=other>\nb\n</parameter>\nc\n</parameter>\n"
+    assert _values(body) == {"content": "a\n</parameter>\n<parameter=other>\nb\n</parameter>\nc"}
+    # Without a schema every name is a parameter.
+    assert _values(body, None) == {"content": "a", "other": "b\n</parameter>\nc"}
+
+
+def test_missing_close_ends_at_an_unseen_schema_parameter() -> None:
+    body = "<parameter=path>\nx\n<parameter=content>\ny\n</parameter>\n"
+    assert _values(body) == {"path": "x", "content": "y"}
+
+
+def test_close_followed_by_text_is_text() -> None:
+    assert _values('<parameter=content>\n"</parameter>",\n</parameter>\n') == {
+        "content": '"</parameter>",'
+    }
+
+
+def test_partial_walk_stops_at_an_undecided_close() -> None:
+    walk = walk_params("<parameter=content>\nabc\n</parameter>\n", NAMES, final=False)
+    assert walk.tail == "stop"
+    assert _values("<parameter=content>\nabc\n</parameter>\n", final=False) == {"content": "abc"}
+    # The same close followed by text keeps the value open and growing.
+    grown = _values("<parameter=content>\nabc\n</parameter>\nmore", final=False)
+    assert grown == {"content": "abc\n</parameter>\nmore"}
+
+
+def test_unclosed_value_is_dropped_from_a_complete_body() -> None:
+    assert _values("<parameter=path>\nx\n", final=True) == {}
+    assert _values("<parameter=path>\nx\n", final=False) == {"path": "x"}
+
+
+def test_nested_markup_flag() -> None:
+    walk = walk_params("<parameter=content>\n<tool_call>\n<function=f>\n", NAMES, final=False)
+    assert walk.tail == "open" and walk.nested_markup
+
+
+def _fence(text: str) -> bool:
+    state = new_fence_state()
+    feed_fences(state, text)
+    json.dumps(state)
+    return in_fence(state)
+
+
+@pytest.mark.parametrize(
+    ("text", "open_"),
+    [
+        ("```xml\n", True),
+        ("   ~~~\n", True),
+        ("    ```\n", False),  # indented code, not a fence
+        ("inline ```code``` x\n", False),
+        ("```a`b\n", False),  # backtick info string with a backtick
+        ("```xml\n~~~\n", True),  # other character does not close
+        ("````\n```\n", True),  # shorter run does not close
+        ("```\n````\n", False),  # longer run closes
+        ("```\ncode\n``` trailing\n", True),  # trailing text does not close
+        ("```\ncode\n```  \n", False),
+        ("```", False),  # the opening line is not complete yet
+    ],
+)
+def test_fence_rules(text: str, open_: bool) -> None:
+    assert _fence(text) is open_
+    # Fed in pieces, the answer is the same.
+    state = new_fence_state()
+    for ch in text:
+        feed_fences(state, ch)
+    assert in_fence(state) is open_
+
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+            },
+        },
+    }
+]
+
+
+def _vec(text: str) -> dict[str, Any]:
+    return {
+        "parser": "qwen3_coder",
+        "model_output": text,
+        "tools": TOOLS,
+        "request": {},
+        "expected": {},
+    }
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        # A `</function>` in a value without nested markup, followed by text: value text.
+        (
+            '<tool_call>\n<function=get_weather>\n<parameter=city>\nx = "</function>"\n'
+            "</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": 'x = "</function>"'})],
+        ),
+        # ... followed by `</tool_call>`: the call ends there (the value lacks its close).
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>\n</tool_call>"
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n"
+            "</function>\n</tool_call>",
+            [("get_weather", None), ("get_weather", {"city": "Rome"})],
+        ),
+        # A call opener after a value's close still starts the next call.
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            "<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})],
+        ),
+        # Missing `</parameter>` before the next schema parameter.
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>Dallas\n<parameter=unit>\nC\n"
+            "</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": "Dallas", "unit": "C"})],
+        ),
+    ],
+)
+def test_one_shot_and_stream_agree(text: str, calls: list[tuple[str, Any]]) -> None:
+    vec = _vec(text)
+    for mode in (one_shot, streamed):
+        got = mode(vec)[-1]
+        assert [name for name, _ in got] == [name for name, _ in calls]
+        for (_, raw), (_, want) in zip(got, calls, strict=True):
+            if want is not None:
+                assert json.loads(raw or "") == want
+
+
+@needs_models
+def test_held_end_at_end_of_output_closes_the_call() -> None:
+    text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>"
+    assert one_shot(_vec(text))[-1] == [("get_weather", "{}")]  # as vLLM 0.33.0
+    assert [name for name, _ in streamed(_vec(text))[-1]] == ["get_weather"]
