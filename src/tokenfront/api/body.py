@@ -65,11 +65,34 @@ def parse_json_body(raw: bytes) -> Any:
     return data
 
 
+_BRACKETS_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKET_OR_QUOTE = bytes(b for b in range(256) if b not in b'[]{}"')
+
+
 def _too_deep(data: Any, raw: bytes | None = None) -> bool:
+    """Whether parsed JSON nests deeper than `MAX_JSON_DEPTH` containers."""
+    if raw is None:
+        return _walk_too_deep(data)
     # Nesting needs one opening bracket per level: a body with few brackets (most requests,
     # e.g. a long list of token ids) cannot be too deep, and counting bytes is cheap.
-    if raw is not None and raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
         return False
+    # The body parsed, so its brackets outside strings are balanced: each pass that deletes
+    # every empty pair peels one level, and the depth is the number of passes.
+    # Escapes go first (a run of backslashes pairs up from the left), then every quote
+    # delimits a string, so the text outside strings is every other quote-separated part.
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    parts = raw.translate(_BRACKETS_AS_PARENS, _NOT_BRACKET_OR_QUOTE).split(b'"')
+    brackets = b"".join(parts[::2])
+    for _ in range(MAX_JSON_DEPTH):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"()", b"")  # one scan, no rescan: one level per pass
+    return bool(brackets)
+
+
+def _walk_too_deep(data: Any) -> bool:
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         value, depth = stack.pop()
