@@ -194,3 +194,4 @@ RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
         "include_reasoning_false": {"messages": _MESSAGES, "include_reasoning": False},
     },
 }
+RENDER_CASES["rtemplate-beam"] = RENDER_CASES["rtemplate-hf"]

@@ -62,4 +62,6 @@ def test_only_with_the_tool_parser_active() -> None:
     adjust_request(reasoning_only, request, [1])
     assert request.skip_special_tokens is False
     beam = _model(tool_call_parser="beam", enable_auto_tool_choice=True, reasoning_parser="beam")
-    adjust_request(beam, _request(tools=[TOOL], tool_choice="required"), [1])  # beam: no rejection
+    adjust_request(beam, _request(tools=[TOOL], parallel_tool_calls=False), [1])  # beam: no grammar
+    with pytest.raises(RequestValidationFailure, match="required tool choice for this request"):
+        adjust_request(beam, _request(tools=[TOOL], tool_choice="required"), [1])

@@ -4,8 +4,10 @@ vLLM runs their `adjust_request` whatever the tool choice: special tokens are ke
 spaced (the template delimiters must reach the parser verbatim). With the `hf` tool parser
 active and tools offered, the guarantees a template cannot enforce without a structural
 grammar are rejected (strict tools, tool_choice required / named, `parallel_tool_calls`
-false). `beam` instead derives an xgrammar structural tag from the template; that tag is not
-reproduced here (docs/parsers.md).
+false). `beam` instead derives an xgrammar structural tag from the template, which tokenfront
+does not: like vLLM when a template's delimiters cannot be spelled out as literals (the test
+model's regex closers), no grammar is added, and a forced tool choice (required / named), which
+would need one, is rejected (docs/parsers.md).
 """
 
 from __future__ import annotations
@@ -38,9 +40,17 @@ def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
     request.skip_special_tokens = False
     request.spaces_between_special_tokens = False
     options = model.options
-    if not (options.enable_auto_tool_choice and options.tool_call_parser == "hf"):
+    tool = options.tool_call_parser if options.enable_auto_tool_choice else None
+    if tool not in TEMPLATE_PARSERS or not request.tools or request.tool_choice == "none":
         return
-    if not request.tools or request.tool_choice == "none":
+    if tool == "beam":
+        forced = "named" if request.named_tool_choice is not None else None
+        forced = "required" if request.tool_choice == "required" else forced
+        if forced is not None:
+            raise RequestValidationFailure(
+                f"response_template parsing cannot guarantee {forced} tool choice for this request",
+                parameter="tool_choice",
+            )
         return
     unsupported = _unsupported(request)
     if unsupported is not None:
