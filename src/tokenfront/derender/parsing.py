@@ -61,4 +61,6 @@ def delta_to_wire(delta: DeltaMessage) -> dict[str, Any]:
     }
     if delta.tool_calls:
         out["tool_calls"] = [call.to_dict() for call in delta.tool_calls]
+    if delta.citations:
+        out["citations"] = list(delta.citations)
     return out

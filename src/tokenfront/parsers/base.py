@@ -153,6 +153,8 @@ class DeltaMessage:
     content: str | None = None
     reasoning: str | None = None
     tool_calls: list[DeltaToolCall] = field(default_factory=list)
+    # Cohere's inline citations (vLLM's `CohereDeltaMessage.citations`), sent only when present.
+    citations: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """vLLM's serialisation: null fields kept, an empty `tool_calls` left out."""
@@ -163,6 +165,8 @@ class DeltaMessage:
         }
         if self.tool_calls:
             out["tool_calls"] = [tc.to_dict() for tc in self.tool_calls]
+        if self.citations:
+            out["citations"] = list(self.citations)
         return out
 
 

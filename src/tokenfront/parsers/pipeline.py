@@ -89,9 +89,10 @@ class ChatOutputParser:
                     f"--reasoning-parser {reasoning_parser_name} and --tool-call-parser "
                     f"{tool_parser_name} cannot be combined"
                 )
-            check_template_tokenizer(
-                tokenizer, reasoning_parser_name, tool_parser_name if self.tool_cls else None
-            )
+            if isinstance(self.whole_output, str):  # a class (e.g. Cohere's filter) needs no template
+                check_template_tokenizer(
+                    tokenizer, reasoning_parser_name, tool_parser_name if self.tool_cls else None
+                )
 
 
     @property
@@ -183,7 +184,9 @@ class ChatOutputParser:
         return reasoning, content, calls
 
     def _whole(self, ctx: ParseContext) -> ResponseTemplateOutput:
-        return ResponseTemplateOutput(
+        # `whole_output` is a family name of the template parser or a parser class of its own.
+        factory = ResponseTemplateOutput if isinstance(self.whole_output, str) else self.whole_output
+        return factory(  # type: ignore[no-any-return]
             self.tokenizer,
             ctx,
             parse_reasoning=self.reasoning_cls is not None,

@@ -1,0 +1,136 @@
+"""A marker-switched output filter: Cohere Command's streaming parser model.
+
+The output is one text stream in which marker strings switch the *mode* of what follows:
+answer text (content), reasoning text, a JSON action list (tool calls) or ignored text.
+A spec maps each marker to a mode and names the mode the output starts in. The filter
+behaves like the `cohere-melody` filter that vLLM 0.33.0 delegates `cohere_command3/4` to:
+
+* markers are found as text anywhere in the buffer; while the buffer ends in a proper prefix
+  of a marker nothing is processed (the whole buffer waits for the next chunk);
+* answer and reasoning text drop trailing whitespace until more text follows (and for good
+  at the end), reasoning opened by a marker also drops its leading whitespace;
+  `<co>text</co: 0:[1]>` citations are unwrapped (`cited_text.py`);
+* an action list streams each call's id, name and raw `parameters` text
+  (`action_list.py`); text the action parser could not use yet stays buffered and is dropped
+  when a marker ends the action;
+* ignored text stays buffered (unused) until a marker arrives.
+
+The whole state is a JSON-serialisable dict, so it can live in a derender `stream_state`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tokenfront.parsers.base import JSONState
+from tokenfront.parsers.engines.action_list import new_action_state, parse_actions
+from tokenfront.parsers.engines.cited_text import Batch, process_text
+
+ANSWER = "answer"
+REASON = "reason"
+ACTION = "action"
+IGNORE = "ignore"
+
+
+@dataclass(frozen=True)
+class ModeFilterSpec:
+    """Marker text -> mode, and the mode the output starts in."""
+
+    start_mode: str
+    markers: dict[str, str] = field(default_factory=dict)
+
+
+def new_state(spec: ModeFilterSpec) -> JSONState:
+    state: JSONState = {
+        "mode": spec.start_mode,
+        "buf": "",
+        "lt": False,  # drop leading whitespace of the next text
+        "done": False,
+        "ti": 0,  # characters of answer text so far (citation offsets)
+        "cb": None,  # how far a still-open citation has been sent
+    }
+    state.update(new_action_state())
+    return state
+
+
+def _marker_scan(text: str, markers: dict[str, str]) -> tuple[int, str | None]:
+    """Earliest full marker (idx, marker) or held partial tail (idx, None); (-1, None) if none."""
+    best = -1
+    found: str | None = None
+    for marker in markers:
+        idx = text.find(marker)
+        if idx < 0:
+            for k in range(len(marker), 0, -1):
+                if text.endswith(marker[:k]):
+                    idx = len(text) - k
+                    if best < 0 or idx < best:
+                        best, found = idx, None
+                    break
+            continue
+        if best < 0 or idx < best:
+            best, found = idx, marker
+    return best, found
+
+
+def _handle(spec: ModeFilterSpec, state: JSONState, mode: str, text: str, last: bool, out: Batch) -> int:
+    """Process `text` under `mode`; returns how much of it is used up."""
+    if mode == ACTION:
+        return parse_actions(state, text, out)
+    if mode in (ANSWER, REASON):
+        return process_text(state, text, last, mode == REASON, out)
+    return 0
+
+
+def _enter(state: JSONState, mode: str) -> None:
+    if mode == REASON:
+        state["lt"] = True
+    elif mode == ANSWER:
+        state["ti"] = 0
+
+
+def write(spec: ModeFilterSpec, state: JSONState, text: str) -> Batch:
+    """Feed one decoded chunk; returns what it releases."""
+    out = Batch()
+    if state["done"]:
+        return out
+    state["buf"] += text
+    starts = {m[0] for m in spec.markers}
+    while True:
+        buf = state["buf"]
+        idx, marker = (-1, None)
+        if any(ch in starts for ch in buf):
+            idx, marker = _marker_scan(buf, spec.markers)
+        if idx >= 0 and marker is None:  # partial marker at the end: wait with all of it
+            return out
+        if marker is not None:
+            new_mode = spec.markers[marker]
+            if idx > 0:  # the text before the marker is final, whatever it could not use
+                _handle(spec, state, state["mode"], buf[:idx], True, out)
+            _enter(state, new_mode)
+            state["cb"] = None
+            state["buf"] = buf[idx + len(marker):]
+            state["mode"] = new_mode
+            continue
+        if buf:
+            used = _handle(spec, state, state["mode"], buf, False, out)
+            state["buf"] = state["buf"][used:]
+        return out
+
+
+def flush(spec: ModeFilterSpec, state: JSONState) -> Batch:
+    """End of output: process what is still buffered."""
+    out = Batch()
+    state["done"] = True
+    buf, state["buf"] = state["buf"], ""
+    if buf:
+        _handle(spec, state, state["mode"], buf, True, out)
+    return out
+
+
+def run_whole(spec: ModeFilterSpec, text: str) -> Batch:
+    """One-shot: the whole output written at once, then flushed."""
+    state = new_state(spec)
+    out = write(spec, state, text)
+    out.merge(flush(spec, state))
+    return out
+
