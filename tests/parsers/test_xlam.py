@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from json_support import (
     check_golden,
@@ -17,8 +20,15 @@ from json_support import (
 MODEL = "synthetic-multi"
 
 
+DEVIATIONS = set(
+    json.loads((Path(__file__).parents[1] / "golden" / "deviations.json").read_text("utf-8"))
+)
+
+
 @pytest.mark.parametrize("case", golden_cases("xlam"), ids=lambda c: c["id"])
 def test_golden(case: dict) -> None:
+    if case["id"] in DEVIATIONS:
+        pytest.skip("deliberate deviation from vLLM 0.33.0")
     check_golden(case)
 
 
@@ -52,12 +62,28 @@ def test_stream_single_call() -> None:
     assert calls == [("get_weather", '{"city": "Paris", "unit": "c"}')]
 
 
-def test_stream_final_chunk_with_arguments_repeats_them() -> None:
-    # vLLM quirk: xLAM never records streamed arguments, so the end-of-stream flush appends
-    # the whole argument object again when the final chunk itself carried an argument delta.
+def test_stream_final_chunk_with_arguments_sends_them_once() -> None:
+    # vLLM 0.33.0's served stream appends the whole argument object again when the final chunk
+    # itself carried an argument delta (xLAM never records streamed arguments); vLLM's
+    # test_extract_tool_calls_streaming_incremental asserts them once (docs/deviations.md).
     text = '[{"name": "get_time", "arguments": {"tz": "UTC"}}]'
     _, calls = joined(stream("xlam", MODEL, token_chunks(text, MODEL)))
-    assert calls == [("get_time", '{"tz": "UTC"}{"tz": "UTC"}')]
+    assert calls == [("get_time", '{"tz": "UTC"}')]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 1000])
+def test_stream_any_chunking_completes_every_call(size: int) -> None:
+    text = (
+        '[{"name": "get_time", "arguments": {}}, '
+        '{"name": "search", "arguments": {"q": {"a": {"b": {"c": [1]}}}}}]'
+    )
+    chunks = token_chunks(text, MODEL)
+    grouped = [
+        ("".join(t for t, _ in chunks[i : i + size]), [n for _, ids in chunks[i : i + size] for n in ids])
+        for i in range(0, len(chunks), size)
+    ]
+    _, calls = joined(stream("xlam", MODEL, grouped))
+    assert calls == [("get_time", "{}"), ("search", '{"q": {"a": {"b": {"c": [1]}}}}')]
 
 
 def test_stream_plain_text() -> None:

@@ -13,6 +13,7 @@ import secrets
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolCall
+from tokenfront.parsers.engines.json_call_list import complete_calls
 from tokenfront.parsers.engines.json_calls import (
     JsonToolParser,
     args_delta,
@@ -94,6 +95,14 @@ class HunyuanA13BToolParser(JsonToolParser):
         except Exception:
             return no_calls(text)
 
+    def remaining_args(self, state: JSONState) -> str:
+        # vLLM appends the last call's whole arguments again here; `finish` completes instead.
+        return ""
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """What vLLM's steps left out, sent at the end (engines/json_call_list.py)."""
+        return complete_calls(state, state.get("text", ""), _call_id)
+
     def initial_state(self) -> JSONState:
         state = super().initial_state()
         state["cur"] = -1
@@ -141,7 +150,10 @@ class HunyuanA13BToolParser(JsonToolParser):
         if not 0 <= cur < count:
             return None
         sent: list[list[Any]] = state["sent"]
-        empty = _EMPTY_ARGS_RE.search(text)
+        # Only the current call's own empty arguments (vLLM: any call's, which sends "{}" for
+        # the current call; test_hunyuan_a13b_tool_parser_streaming_one_empty_args_tool).
+        names = list(_NAME_RE.finditer(text))
+        empty = _EMPTY_ARGS_RE.match(text, names[cur].start()) if cur < len(names) else None
         if empty and empty.start() > 0 and not sent[cur][1]:
             sent[cur][1] = True
             sent[cur][2] = "{}"

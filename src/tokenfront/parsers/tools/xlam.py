@@ -13,6 +13,7 @@ import secrets
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolCall
+from tokenfront.parsers.engines.json_call_list import complete_calls
 from tokenfront.parsers.engines.json_calls import (
     JsonToolParser,
     args_delta,
@@ -73,6 +74,24 @@ def split_output(text: str) -> tuple[str | None, str | None]:
     return text, None
 
 
+def _search_text(current_text: str, calls_text: str | None, has_block: bool) -> str:
+    """The text whose names and argument objects are streamed."""
+    search = calls_text if calls_text else current_text
+    if not calls_text and has_block:
+        block = _OPEN_BLOCK_RE.search(current_text)
+        if block:
+            candidate = block.group(1).strip()
+            if candidate.startswith("[") and '"name"' in candidate and '"arguments"' in candidate:
+                search = candidate
+    return search
+
+
+def _has_block(text: str) -> bool:
+    return (
+        "```json" in text or "```\n[" in text or "[TOOL_CALLS]" in text or "<tool_call>" in text
+    )
+
+
 @tool_parser("xlam")
 class XLAMToolParser(JsonToolParser):
     name = "xlam"
@@ -101,6 +120,19 @@ class XLAMToolParser(JsonToolParser):
         except Exception:
             return no_calls(text)
 
+    def remaining_args(self, state: JSONState) -> str:
+        # vLLM appends the last call's whole arguments again here; `finish` completes instead.
+        return ""
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """What vLLM's steps left out, sent at the end (engines/json_call_list.py)."""
+        text: str = state.get("text", "")
+        try:
+            calls_text = split_output(text)[1]
+        except Exception:
+            return None
+        return complete_calls(state, _search_text(text, calls_text, _has_block(text)), _call_id)
+
     def initial_state(self) -> JSONState:
         state = super().initial_state()
         state["cur"] = -1
@@ -117,12 +149,7 @@ class XLAMToolParser(JsonToolParser):
     ) -> DeltaMessage | None:
         stripped = current_text.strip()
         _content, calls_text = split_output(current_text)
-        has_block = (
-            "```json" in current_text
-            or "```\n[" in current_text
-            or "[TOOL_CALLS]" in current_text
-            or "<tool_call>" in current_text
-        )
+        has_block = _has_block(current_text)
         is_call = (
             stripped.startswith("[")
             or stripped.startswith("<tool_call>")
@@ -147,13 +174,7 @@ class XLAMToolParser(JsonToolParser):
                 state["prev"] = parsed
         except json.JSONDecodeError:
             pass
-        search = calls_text if calls_text else current_text
-        if not calls_text and has_block:
-            block = _OPEN_BLOCK_RE.search(current_text)
-            if block:
-                candidate = block.group(1).strip()
-                if candidate.startswith("[") and '"name"' in candidate and '"arguments"' in candidate:
-                    search = candidate
+        search = _search_text(current_text, calls_text, has_block)
         names = list(_NAME_RE.finditer(search))
         count = len(names)
         if count == 0:
@@ -170,7 +191,9 @@ class XLAMToolParser(JsonToolParser):
                 return name_delta(cur, _call_id(cur), names[cur].group(1))
         if not 0 <= cur < count:
             return None
-        empty = _EMPTY_ARGS_RE.search(search)
+        # Only the current call's own empty arguments (vLLM: any call's, which sends "{}" for
+        # the current call; test_extract_tool_calls_streaming_one_empty_args_tool).
+        empty = _EMPTY_ARGS_RE.match(search, names[cur].start())
         if empty and empty.start() > 0 and not sent[cur][1]:
             sent[cur][1] = True
             sent[cur][2] = "{}"

@@ -1,0 +1,90 @@
+"""End-of-stream completion for the regex-streamed JSON call lists (xLAM, Hunyuan-A13B).
+
+vLLM streams these lists with regular expressions over the text so far, one step per chunk:
+a call's name once it is complete, then `{`, then the rest of its arguments once the object
+closes (objects nested at most two levels deep). Its served stream then appends the last parsed
+call's whole arguments again (these parsers never record what they streamed), and a chunk
+holding several steps (a large chunk, or the whole output) loses the later ones.
+
+vLLM's parser tests (tests/tool_parsers/test_xlam_tool_parser.py, test_hunyuan_a13b_tool_parser.py)
+assert every call whole and once, so tokenfront keeps vLLM's per-chunk steps and, at the end of
+the stream, completes what they left out (docs/deviations.md): calls whose name was never sent
+(id, name and arguments), and argument text not yet sent. The streaming state keeps, per call,
+`[name sent, "{" sent, argument text sent]` (`state["sent"]`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, JSONState
+from tokenfront.parsers.engines.json_calls import dumps
+
+_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
+_ARGS_KEY_RE = re.compile(r'\s*,\s*"arguments"\s*:\s*')
+_DECODER = json.JSONDecoder()
+
+
+def call_list_spans(text: str) -> list[tuple[str, str | None]]:
+    """(name, arguments source text) per `"name": "…", "arguments": …` in `text`; the
+    arguments are None until their JSON value is complete."""
+    out: list[tuple[str, str | None]] = []
+    for match in _NAME_RE.finditer(text):
+        key = _ARGS_KEY_RE.match(text, match.end())
+        args: str | None = None
+        if key is not None:
+            try:
+                _, end = _DECODER.raw_decode(text, key.end())
+                args = text[key.end() : end]
+            except json.JSONDecodeError:
+                args = None
+        out.append((match.group(1), args))
+    return out
+
+
+def _forms(args: str) -> list[str]:
+    """The argument text as written and as re-serialised (vLLM streams either)."""
+    forms = [args]
+    try:
+        value = json.loads(args)
+    except json.JSONDecodeError:
+        return forms
+    if isinstance(value, dict):
+        forms.append(dumps(value))
+    return forms
+
+
+def complete_calls(
+    state: JSONState, text: str, new_id: Callable[[int], str]
+) -> DeltaMessage | None:
+    """The deltas a stream of `text` still owes at its end (see the module docstring)."""
+    sent: list[list[Any]] = state.get("sent") or []
+    if not any(entry[0] for entry in sent):
+        return None  # not a tool-call stream
+    out: list[DeltaToolCall] = []
+    for index, (name, args) in enumerate(call_list_spans(text)):
+        while len(sent) <= index:
+            sent.append([False, False, ""])
+        entry = sent[index]
+        if not entry[0]:
+            if args is None:
+                continue
+            entry[0], entry[1], entry[2] = True, True, _forms(args)[-1]
+            out.append(
+                DeltaToolCall(
+                    index=index, id=new_id(index), type="function", name=name, arguments=entry[2]
+                )
+            )
+            continue
+        if args is None:
+            continue
+        for form in _forms(args):
+            if form.startswith(entry[2]) and form != entry[2]:
+                out.append(DeltaToolCall(index=index, arguments=form[len(entry[2]) :]))
+                entry[1], entry[2] = True, form
+                break
+    state["sent"] = sent
+    return DeltaMessage(tool_calls=out) if out else None

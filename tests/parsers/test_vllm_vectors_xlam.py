@@ -1,0 +1,41 @@
+"""Regression vectors for xlam (issue 8: where vLLM 0.33.0 contradicts its own parser
+tests, follow the tests; docs/deviations.md).
+
+Each vector comes from a vLLM parser unit test (`vllm-project/vllm`, tests/tool_parsers/test_xlam_tool_parser.py); its pytest id
+starts with that test's path. Every vector listed passes one-shot and streamed, one token per
+delta, in several larger token chunkings, the whole output in one delta, and along the test's
+own deltas (`vllm_vectors_chunked`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from vllm_vectors_chunked import cases, problems
+from vllm_vectors_run import needs_models
+
+FIXED = {
+    "test_extract_tool_calls[parallel_tool_calls]",
+    "test_extract_tool_calls[single_tool_with_json_code_block]",
+    "test_extract_tool_calls[single_tool_with_think_tag]",
+    "test_extract_tool_calls[single_tool_with_tool_call_xml_tags]",
+    "test_extract_tool_calls[single_tool_with_tool_calls_tag]",
+    "test_extract_tool_calls_list_structure[list_structured_tool_call]",
+    "test_extract_tool_calls_no_tools",
+    "test_extract_tool_calls_non_ascii[False]",
+    "test_extract_tool_calls_non_ascii[True]",
+    "test_extract_tool_calls_streaming_incremental[parallel_tool_calls]",
+    "test_extract_tool_calls_streaming_incremental[single_tool_with_json_code_block]",
+    "test_extract_tool_calls_streaming_incremental[single_tool_with_think_tag]",
+    "test_extract_tool_calls_streaming_incremental[single_tool_with_tool_call_xml_tags]",
+    "test_extract_tool_calls_streaming_incremental[single_tool_with_tool_calls_tag]",
+    "test_extract_tool_calls_streaming_one_empty_args_tool[0]",
+    "test_extract_tool_calls_streaming_one_empty_args_tool[1]",
+}
+
+
+@needs_models
+@pytest.mark.parametrize(("vec", "mode", "chunk"), cases("xlam", FIXED))
+def test_vllm_vector(vec: dict[str, Any], mode: str, chunk: int | str | None) -> None:
+    assert problems(vec, mode, chunk) == []
