@@ -178,6 +178,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
         )
         events = super()._terminal(state, terminal, text)
         now = state["st"]
+        if st == S_ARGS and now != S_ARGS:
+            state["qb"] = ""  # the call body ended
         if now == S_NAME and st != S_NAME:
             state["qn"] = ""
         elif now == S_ARGS and st == S_NAME:
@@ -215,6 +217,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     def _end_call(self, state: JSONState, text: str) -> list[Event]:
         """A held `</function>` that turned out structural: the call body ends."""
+        state["qb"] = ""
         return super()._terminal(state, "FUNC_END", text)
 
     def finish_events(self, state: JSONState) -> list[Event]:
