@@ -73,7 +73,7 @@ class TokenizerView:
         # UTF-8 with replacement; doing that in Python skips a Rust call per decoded window.
         self.byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
         self._piece_bytes: dict[str, bytes] = {}
-        self._piece_text: dict[str, str | None] = {}
+        self._clean_texts: list[Any] = [_UNSET] * self.length if self.byte_level else []
 
     # ---- id -> token string
     def id_to_token(self, token_id: int) -> str | None:
@@ -142,19 +142,21 @@ class TokenizerView:
             self._piece_bytes[piece] = out
         return out
 
-    def piece_text(self, piece: str) -> str | None:
-        """The text of `piece` alone under a byte-level decoder; None unless its bytes are
-        valid UTF-8 by themselves."""
-        cached = self._piece_text.get(piece, _UNSET)
-        if cached is not _UNSET:
-            return cached  # type: ignore[return-value]
-        try:
-            text: str | None = self.piece_bytes(piece).decode("utf-8")
-        except UnicodeDecodeError:
-            text = None
-        if len(self._piece_text) < 2 * self.length + 1024:
-            self._piece_text[piece] = text
-        return text
+    def clean_text(self, token_id: int) -> str | None:
+        """Under a byte-level decoder, the text of an in-vocabulary id decoded alone when its
+        bytes are whole UTF-8 characters (non-empty, not U+FFFD-terminated); else None."""
+        texts = self._clean_texts
+        text = texts[token_id]
+        if text is _UNSET:
+            piece = self.id_to_token(token_id)
+            try:
+                text = self.piece_bytes(piece).decode("utf-8") if piece else None
+            except UnicodeDecodeError:
+                text = None
+            if text is not None and (not text or text.endswith(REPLACEMENT_CHAR)):
+                text = None
+            texts[token_id] = text
+        return text  # type: ignore[no-any-return]
 
     # ---- plain decode
     def decode(self, token_ids: Sequence[int]) -> str:
@@ -368,34 +370,42 @@ def _byte_level_delta(
     """`detokenize_delta`'s loop for byte-level decoders, on bytes: the same steps, texts and
     window as decoding the pieces with the tokenizer's decoder.
 
-    While the read part of the window is valid UTF-8 and a new piece is too, the step's text
-    is that piece's own text, so no decode runs (the usual case: whole characters per token).
+    While nothing is pending and the read part of the window is valid UTF-8, a token whose
+    bytes are whole characters emits its own text and becomes the whole window, so a run of
+    such tokens (the usual case) needs one table lookup each and no decoding.
     """
     piece_bytes = view.piece_bytes
-    piece_text = view.piece_text
+    clean_text = view.clean_text
     id_to_token = view.id_to_token
     length = view.length
     raw = [piece_bytes(t) for t in tokens]
     head_clean = _valid_utf8(b"".join(raw[prefix:read]))
     parts: list[str] = []
+    last = -1  # the id ending a run of clean tokens: the window is then just its piece
     for tid in token_ids:
-        if 0 <= tid < length:
+        known = 0 <= tid < length
+        if last >= 0 or (head_clean and read == len(tokens)):
+            if known and tid in skip:
+                continue  # nothing pending: a skipped token cannot emit or move the window
+            text = clean_text(tid) if known else None
+            if text is not None:
+                parts.append(text)
+                last = tid
+                continue
+            if last >= 0:
+                tokens[:] = [id_to_token(last) or ""]
+                raw[:] = [piece_bytes(tokens[0])]
+                prefix, read, head_clean, last = 0, 1, True, -1
+        if known:
             piece = None if tid in skip else id_to_token(tid) or ""
         else:
             piece = ""
         if piece is None:
             if read == len(tokens):
-                continue  # nothing pending: the step cannot emit or move the window
+                continue
         else:
             tokens.append(piece)
             raw.append(piece_bytes(piece))
-            text = piece_text(piece) if head_clean and read == len(tokens) - 1 else None
-            if text:
-                if not text.endswith(REPLACEMENT_CHAR):
-                    parts.append(text)
-                    del tokens[:read], raw[:read]
-                    prefix, read = 0, 1
-                continue
         head = b"".join(raw[prefix:read])
         prefix_text = head.decode("utf-8", "replace")
         full_text = (head + b"".join(raw[read:])).decode("utf-8", "replace")
@@ -408,6 +418,9 @@ def _byte_level_delta(
             del raw[:prefix]
             read -= prefix
             prefix = 0
+    if last >= 0:
+        tokens[:] = [id_to_token(last) or ""]
+        prefix, read = 0, 1
     return "".join(parts), DetokWindow(tokens, prefix, read)
 
 
