@@ -299,6 +299,39 @@ RICH: dict[str, Body] = {
     },
 }
 
+PARTS: dict[str, Body] = {
+    "input_text_part": {"messages": [{"role": "user", "content": [{"type": "input_text", "text": "a"}]}]},
+    "refusal_part": {"messages": [
+        _USER, {"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]}, {"role": "user", "content": "ok"},
+    ]},
+    "thinking_part": {"messages": [{"role": "user", "content": [{"type": "thinking", "thinking": "t"}]}]},
+    "assistant_parts": {"messages": [
+        _USER, {"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}]},
+        {"role": "user", "content": "ok"},
+    ], "chat_template_kwargs": {"thinking": False}},
+    "empty_user": {"messages": [{"role": "user", "content": ""}]},
+    "empty_tool_calls": {"messages": [_USER, {"role": "assistant", "content": "a", "tool_calls": []}, {"role": "user", "content": "b"}]},
+    "orphan_tool": {"messages": [{"role": "tool", "tool_call_id": "x", "content": "r"}, _USER]},
+    "user_task_key": {"messages": [{"role": "user", "content": "q", "task": "query"}]},
+    "assistant_name": {"messages": [_USER, {"role": "assistant", "content": "a", "name": "bot"}, {"role": "user", "content": "b"}]},
+    "tool_then_system": {"messages": [*_HISTORY, {"role": "system", "content": "later"}]},
+    "reasoning_with_tools_history": {"messages": [
+        _USER, {"role": "assistant", "content": "Hello!", "reasoning": "greet"}, {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "reasoning": "tool", "tool_calls": [_CALL]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Sunny"},
+    ], "tools": TOOLS},
+    "continue_with_reasoning": {
+        "messages": [_USER, {"role": "assistant", "content": "Hel", "reasoning": "r"}],
+        "add_generation_prompt": False, "continue_final_message": True,
+    },
+    "unicode_args": {"messages": [
+        {"role": "user", "content": "W?"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": {
+            "name": "search", "arguments": '{"query": "東京 \\"q\\"", "filters": {"a": null, "b": 1.5}}'}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "ok"},
+    ]},
+}
+
 RENDER_CASES: dict[str, dict[str, Body]] = {
     "v41": {**V41, **V41_TAGS},
     "v41_plain": V41,
@@ -306,6 +339,7 @@ RENDER_CASES: dict[str, dict[str, Body]] = {
     "tags": V41_TAGS,
     "tags_plain": {"simple": {"messages": [_USER]}, **V41_TAGS},
     "fim": FIM,
+    "parts": PARTS,
     "rich": RICH,
     "effort_map": {
         k: V41[k]
