@@ -32,7 +32,8 @@ MODEL_FOR = {
     "hermes": "qwen3",
     "llama3_json": "llama3",
     "pythonic": "llama3",
-    "llama4_pythonic": "llama3",
+    # Llama 3's tokenizer plus <|python_start|>/<|python_end|> as single tokens (as in Llama 4).
+    "llama4_pythonic": str(Path(__file__).resolve().parents[1] / "models" / "llama4-markers"),
     "deepseek_v3": "deepseek",
     "deepseek_v31": "deepseek",
     "mistral": "mistral",
@@ -105,6 +106,8 @@ def request_context(vec: dict[str, Any]) -> ParseContext:
     if not tools:
         names = {c["name"] for c in vec["expected"].get("tool_calls") or [] if c.get("name")}
         names |= set(re.findall(r'"name":\s*"([A-Za-z_][\w.-]*)"', vec["model_output"]))
+        # markup calls (`<invoke name="f">`, `<steptml:invoke name="f">`)
+        names |= set(re.findall(r'invoke name=["\']?([A-Za-z_][\w.-]*)', vec["model_output"]))
         tools = [
             {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
             for n in sorted(names or {"dummy_tool"})
