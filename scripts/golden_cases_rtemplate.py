@@ -78,6 +78,38 @@ BEAM_EXTRA = {
     "multiline_value": "<tool_call>\n<function=search>\n<parameter=query>\nline one\nline two\n</parameter>\n</function>\n</tool_call>",
 }
 
+def _gemma_value(v: Any) -> str:
+    if isinstance(v, str):
+        return f'<|"|>{v}<|"|>'
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}:{_gemma_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(_gemma_value(x) for x in v) + "]"
+    return _js(v)
+
+
+def gemma_calls(calls: list[gc.Call]) -> str:
+    """Gemma-4-style calls: `<|tool_call>call:NAME{key:value,...}<tool_call|>`."""
+    return "".join(
+        f"<|tool_call>call:{n}{{" + ",".join(f"{k}:{_gemma_value(v)}" for k, v in a.items()) + "}<tool_call|>"
+        for n, a in calls
+    )
+
+
+GEMMA_EXTRA = {
+    "colon_in_string": '<|tool_call>call:search{query:<|"|>a: b, c<|"|>,limit:2}<tool_call|>',
+    "bad_key": '<|tool_call>call:search{my-key:<|"|>x<|"|>}<tool_call|>',
+    "unclosed_delim": '<|tool_call>call:search{query:<|"|>open}<tool_call|>',
+    "plain_json_args": '<|tool_call>call:get_weather{"city": "Paris", "days": "2"}<tool_call|>',
+    "name_no_args": "<|tool_call>call:get_weather<tool_call|>",
+    "turn_end_then_text": "Answer.<turn|>More text.",
+    "eos_text": "Answer.<eos>after",
+    "tool_response_marker": "Answer.<|tool_response>next",
+    "thought_cut": "<|channel>thoug",
+    "call_then_text": gemma_calls(ONE) + "Anything else?",
+    "text_call_text_call": "A " + gemma_calls(ONE) + " B " + gemma_calls(PARALLEL[1:]),
+}
+
 gc.FORMATS.update(
     {
         "rtemplate-hf": ParserFormat(
@@ -89,6 +121,12 @@ gc.FORMATS.update(
             beam_calls,
             malformed="<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>",
             extra_outputs=BEAM_EXTRA,
+        ),
+        "rtemplate-gemma": ParserFormat(
+            gemma_calls,
+            think=("<|channel>thought\n", "<channel|>"),
+            malformed='<|tool_call>call:get_weather{city:<|"|>Paris<tool_call|>',
+            extra_outputs=GEMMA_EXTRA,
         ),
         # Beam with the prompt's `<think>\n` left open: the model starts inside reasoning.
         "rtemplate-beam-open": ParserFormat(
@@ -115,7 +153,7 @@ gc.REASONING_FORMATS.update(
 
 
 def _tool_format_name(fmt: ParserFormat) -> str | None:
-    for name in ("rtemplate-hf", "rtemplate-beam", "rtemplate-beam-open"):
+    for name in ("rtemplate-hf", "rtemplate-beam", "rtemplate-beam-open", "rtemplate-gemma"):
         if gc.FORMATS.get(name) is fmt:
             return name
     return None
