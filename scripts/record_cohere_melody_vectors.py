@@ -51,6 +51,8 @@ TEXTS = [
     f"{T}{ET}   answer after empty thinking",
     f"{A}{CALL}{EA}{A}{CALL}{EA}{R}Both.{ER}",
     "<|START_TEXT|>text tag<|END_TEXT|>",
+    f"ab{T}x <co>y</co: 0:[1]>{ET}cd <co>z</co: 2:[0]>",
+    f"{R}a{ER} ignored <|START_RESP and more {R}b",
 ]
 
 

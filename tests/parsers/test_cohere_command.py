@@ -110,3 +110,14 @@ def test_prompt_reasoning_end() -> None:
     assert parser.is_reasoning_end(ids("<|CHATBOT_TOKEN|><|START_THINKING|>")) is False
     assert parser.is_reasoning_end(ids("<|CHATBOT_TOKEN|><|START_THINKING|>x<|END_THINKING|>")) is True
     assert parser.is_reasoning_end(ids("<|END_THINKING|><|CHATBOT_TOKEN|>")) is False
+
+
+def test_ignored_text_keeps_only_a_marker_tail() -> None:
+    spec = SPECS["cmd3"]
+    state = new_state(spec)
+    write(spec, state, "<|START_RESPONSE|>Answer.<|END_RESPONSE|>")
+    for _ in range(2000):
+        assert _view(write(spec, state, "ignored ")) is None
+        assert len(state["buf"]) < 20
+    assert _view(write(spec, state, "<|START_RESP")) is None
+    assert _view(write(spec, state, "ONSE|>More")) == ["More", None, [], []]

@@ -13,7 +13,7 @@ behaves like the `cohere-melody` filter that vLLM 0.33.0 delegates `cohere_comma
 * an action list streams each call's id, name and raw `parameters` text
   (`action_list.py`); text the action parser could not use yet stays buffered and is dropped
   when a marker ends the action;
-* ignored text stays buffered (unused) until a marker arrives.
+* ignored text is dropped, except for a tail that may begin a marker.
 
 The whole state is a JSON-serialisable dict, so it can live in a derender `stream_state`.
 """
@@ -84,7 +84,7 @@ def _handle(spec: ModeFilterSpec, state: JSONState, mode: str, text: str, last: 
 def _enter(state: JSONState, mode: str) -> None:
     if mode == REASON:
         state["lt"] = True
-    elif mode == ANSWER:
+    if mode in (ANSWER, REASON):  # citation offsets count from the start of each text part
         state["ti"] = 0
 
 
@@ -101,7 +101,7 @@ def write(spec: ModeFilterSpec, state: JSONState, text: str) -> Batch:
         if any(ch in starts for ch in buf):
             idx, marker = _marker_scan(buf, spec.markers)
         if idx >= 0 and marker is None:  # partial marker at the end: wait with all of it
-            return out
+            return _bounded(spec, state, out)
         if marker is not None:
             new_mode = spec.markers[marker]
             if idx > 0:  # the text before the marker is final, whatever it could not use
@@ -114,7 +114,15 @@ def write(spec: ModeFilterSpec, state: JSONState, text: str) -> Batch:
         if buf:
             used = _handle(spec, state, state["mode"], buf, False, out)
             state["buf"] = state["buf"][used:]
-        return out
+        return _bounded(spec, state, out)
+
+
+def _bounded(spec: ModeFilterSpec, state: JSONState, out: Batch) -> Batch:
+    """Ignored text only matters for a marker it may begin: keep just that much of it."""
+    if state["mode"] == IGNORE:
+        keep = max(len(m) for m in spec.markers) - 1
+        state["buf"] = state["buf"][-keep:] if keep else ""
+    return out
 
 
 def flush(spec: ModeFilterSpec, state: JSONState) -> Batch:
