@@ -209,6 +209,8 @@ class MistralTokenizerView(TokenizerView):
     def __init__(self, tokenizer: MistralModeTokenizer) -> None:
         self.tokenizer = tokenizer
         self.mt = tokenizer
+        # No `tokenizers` backend to call directly in mistral-common mode (render/tokens.py).
+        self.plain_backend = None
         self.length = len(tokenizer)
         self.special_ids = tokenizer.special_id_set
         # What `skip_special_tokens` drops (the tool-call / args / think markers stay).

@@ -20,6 +20,7 @@ import json
 import re
 import secrets
 import string
+import weakref
 from typing import Any, ClassVar
 
 from tokenfront.parsers.base import (
@@ -41,7 +42,7 @@ _ARRAY_RE = re.compile(r"\[{.*}\]", re.DOTALL)
 _V11_SHAPE = re.compile(r"\s*[A-Za-z0-9_][\w.\-]*(?:\{|\[ARGS\]|\s*$)")
 # ... and a stream prefix that may still become it (a name, maybe a partial `[ARGS]`).
 _V11_PENDING = re.compile(r"[A-Za-z0-9_][\w.\-]*(?:\[(?:A(?:R(?:G(?:S)?)?)?)?)?")
-_LEXERS: dict[int, tuple[Any, Any]] = {}
+_LEXERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 # Streaming phases (vLLM's StreamingState names).
 WAIT_START = "WAITING_FOR_TOOL_START"
@@ -94,11 +95,13 @@ def is_pre_v11(tokenizer: Any, vocab_id: Any) -> bool:
 
 def v11_lexer(tokenizer: Any) -> Any:
     """The v11 marker lexer of a tokenizer (built once per tokenizer)."""
-    cached = _LEXERS.get(id(tokenizer))
-    if cached is None or cached[0] is not tokenizer:
-        cached = (tokenizer, mistral_v11.build_lexer(tokenizer))
-        _LEXERS[id(tokenizer)] = cached
-    return cached[1]
+    try:
+        lexer = _LEXERS.get(tokenizer)
+    except TypeError:  # not weak-referenceable: not cached
+        return mistral_v11.build_lexer(tokenizer)
+    if lexer is None:
+        lexer = _LEXERS[tokenizer] = mistral_v11.build_lexer(tokenizer)
+    return lexer
 
 
 def _calls_from_json(parsed: Any) -> list[tuple[str, str]]:
@@ -222,7 +225,6 @@ class MistralToolParser(JsonToolParser):
         after = delta_text
         if state["probe"] is None:  # the first `[TOOL_CALLS]`
             before, _, after = delta_text.partition(BOT)
-            after = after.replace(BOT, "")
             state["probe"] = ""
         earlier = state["probe"]
         if earlier is False:

@@ -1,0 +1,126 @@
+"""Mistral v11 tool calls (`engines/mistral_v11.py` through the mistral tool parser).
+
+A stub tokenizer stands for a v11 vocabulary (`[ARGS]` present) or a pre-v11 one (absent); the
+real tokenizers are covered by tests/parsers/test_vllm_vectors_mistral.py and the mistral11
+golden corpus.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.tools.mistral import MistralToolParser
+
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}},
+]
+
+
+class StubTokenizer:
+    all_special_tokens = ["<s>", "</s>"]
+
+    def __init__(self, v11: bool) -> None:
+        self.vocab = {"<s>": 1, "</s>": 2, "[TOOL_CALLS]": 9}
+        if v11:
+            self.vocab["[ARGS]"] = 32
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.vocab
+
+
+V11, PRE_V11 = StubTokenizer(True), StubTokenizer(False)
+
+
+def parser(tok: StubTokenizer, tool_choice: str = "auto") -> MistralToolParser:
+    return MistralToolParser(tok, ParseContext(tools=TOOLS, tool_choice=tool_choice))
+
+
+def one_shot(tok: StubTokenizer, text: str, **kw: Any) -> tuple[bool, str | None, list[tuple[str, str]]]:
+    info = parser(tok, **kw).extract_tool_calls(text)
+    return info.tools_called, info.content, [(c.name, c.arguments) for c in info.tool_calls]
+
+
+def streamed(tok: StubTokenizer, pieces: list[str], **kw: Any) -> tuple[str | None, list[tuple[str, str]]]:
+    p = parser(tok, **kw)
+    state = p.initial_state()
+    content = ""
+    calls: dict[int, list[str]] = {}
+    deltas = [p.stream(state, piece, [9] if "[TOOL_CALLS]" in piece else []) for piece in pieces]
+    for delta in [*deltas, p.finish(state)]:
+        if delta is None:
+            continue
+        content += delta.content or ""
+        for tc in delta.tool_calls or []:
+            slot = calls.setdefault(tc.index, ["", ""])
+            if tc.id is not None:
+                assert len(tc.id) == 9 and tc.id.isalnum()
+            slot[0] += tc.name or ""
+            slot[1] += tc.arguments or ""
+    return content or None, [(n, a) for n, a in (calls[k] for k in sorted(calls))]
+
+
+def chunkings(text: str) -> list[list[str]]:
+    marker = "[TOOL_CALLS]"
+    # whole; per character (markers kept whole, as one special token each); in threes
+    parts: list[str] = []
+    rest = text
+    while rest:
+        if rest.startswith(marker):
+            parts.append(marker)
+            rest = rest[len(marker):]
+        else:
+            parts.append(rest[0])
+            rest = rest[1:]
+    threes = ["".join(parts[i : i + 3]) for i in range(0, len(parts), 3)]
+    return [[text], parts, threes]
+
+
+CALLS = [
+    ('[TOOL_CALLS]get_weather{"city": "Paris"}', None, [("get_weather", '{"city": "Paris"}')]),
+    ('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}', None, [("get_weather", '{"city": "Paris"}')]),
+    ('Sure.[TOOL_CALLS]get_weather{"city": "a {b} [c]"}[TOOL_CALLS]get_weather{"days": 2}',
+     "Sure.", [("get_weather", '{"city": "a {b} [c]"}'), ("get_weather", '{"days": 2}')]),
+    ("hi{hi[TOOL_CALLS]get_weather{}", "hi{hi", [("get_weather", "{}")]),
+]
+
+
+@pytest.mark.parametrize("tok", [V11, PRE_V11], ids=["v11", "pre_v11"])
+@pytest.mark.parametrize(("text", "content", "calls"), CALLS)
+def test_calls_one_shot_and_any_chunking(
+    tok: StubTokenizer, text: str, content: str | None, calls: list[tuple[str, str]]
+) -> None:
+    assert one_shot(tok, text) == (True, content, calls)
+    for pieces in chunkings(text):
+        assert streamed(tok, pieces) == (content, calls), pieces
+
+
+def test_one_shot_keeps_first_json_value_and_types() -> None:
+    text = '[TOOL_CALLS]get_weather{"city": "Paris", "days": "3"} trailing'
+    assert one_shot(V11, text) == (True, None, [("get_weather", '{"city": "Paris", "days": 3}')])
+
+
+def test_marker_split_across_deltas_v11() -> None:
+    pieces = ["Ok", "[TOOL", "_CALLS]get_", "weather[AR", 'GS]{"city": "X"}']
+    assert streamed(V11, pieces) == ("Ok", [("get_weather", '{"city": "X"}')])
+
+
+@pytest.mark.parametrize("tok", [V11, PRE_V11], ids=["v11", "pre_v11"])
+def test_bare_name_is_no_call(tok: StubTokenizer) -> None:
+    assert one_shot(tok, "[TOOL_CALLS]toolname_no_args") == (True, None, [])
+    assert streamed(tok, ["[TOOL_CALLS]", "toolname", "_no_args"]) == (None, [])
+
+
+def test_pre_v11_prose_after_marker_stays_vllm_like() -> None:
+    assert one_shot(PRE_V11, "[TOOL_CALLS] not json at all") == (False, "not json at all", [])
+    assert one_shot(PRE_V11, '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "P"}}]') == (
+        True, None, [("get_weather", '{"city": "P"}')])
+
+
+def test_v11_tool_choice_none_keeps_only_text() -> None:
+    text = 'Sure.[TOOL_CALLS]get_weather{"city": "Paris"}'
+    assert one_shot(V11, text, tool_choice="none") == (False, "Sure.", [])
+    assert streamed(V11, chunkings(text)[1], tool_choice="none") == ("Sure.", [])
