@@ -221,6 +221,25 @@ RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
         "tokenize_chat": {"_endpoint": "/tokenize", "messages": [{"role": "system", "content": "Be brief."}, *_USER]},
         "tokenize_tools": {"_endpoint": "/tokenize", "messages": _HISTORY, "tools": gc.TOOLS, "return_token_strs": True},
         "tokenize_no_generation_prompt": {"_endpoint": "/tokenize", "messages": _USER, "add_generation_prompt": False},
+        "tool_choice_required": {"messages": _USER, "tools": gc.TOOLS, "tool_choice": "required"},
+        "tool_choice_named": {
+            "messages": _USER,
+            "tools": gc.TOOLS,
+            "tool_choice": {"type": "function", "function": {"name": "search"}},
+        },
+        "required_single_call": {
+            "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required", "parallel_tool_calls": False,
+        },
+        "auto_strict_tool": {
+            "messages": _USER,
+            "tools": [{**gc.TOOLS[0], "function": {**gc.TOOLS[0]["function"], "strict": True}}],
+        },
+        "auto_with_response_format": {
+            "messages": _USER,
+            "tools": gc.TOOLS,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
+        },
+        "json_object": {"messages": _USER, "response_format": {"type": "json_object"}},
         "response_format": {
             "messages": _USER,
             "tokenize_chat": {"_endpoint": "/tokenize", "messages": [{"role": "system", "content": "Be brief."}, *_USER]},

@@ -28,6 +28,8 @@ from typing import Any
 
 from tokenfront.protocol.requests import RequestValidationFailure
 from tokenfront.render.harmony_tools import tools_section
+from tokenfront.render.structural_tags import json_schema, tag
+from tokenfront.render.structural_tags_harmony import CONSTRAINS, END, FINAL_BEGIN, channel_tag
 
 HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
 IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
@@ -249,41 +251,19 @@ def render_request(model: Any, request: Any) -> list[int]:
 
 
 # ---- structured outputs: the requested format is asked for in the final channel ----------
-_ANY_TEXT: dict[str, Any] = {"type": "any_text", "excludes": [], "max_tokens": None, "max_chars": None}
 _OUTPUT_KEYS = ("json", "regex", "choice", "grammar", "json_object")
-
-
-def _final_json_tag(schema: Any, constrain: str) -> dict[str, Any]:
-    return {
-        "type": "tag",
-        "begin": f"<|channel|>final{constrain}<|message|>",
-        "content": {
-            "type": "json_schema",
-            "json_schema": schema,
-            "style": "json",
-            "any_order": False,
-            "max_whitespace_cnt": None,
-            "excludes": [],
-        },
-        "end": ["<|end|>", ""],
-    }
 
 
 def final_channel_tag(schema: Any) -> str:
     """vLLM's structural tag for a JSON answer after optional analysis (JSON text)."""
-    analysis = {
-        "type": "optional",
-        "content": {
-            "type": "sequence",
-            "elements": [
-                {"type": "tag", "begin": "<|channel|>analysis<|message|>", "content": _ANY_TEXT, "end": "<|end|>"},
-                {"type": "const_string", "value": "<|start|>assistant"},
-            ],
-        },
+    answer = {
+        "type": "or",
+        "elements": [
+            tag(FINAL_BEGIN.format(constrain=c), json_schema(schema), END)  # type: ignore[arg-type]
+            for c in CONSTRAINS
+        ],
     }
-    final = {"type": "or", "elements": [_final_json_tag(schema, c) for c in (" json", " <|constrain|>json")]}
-    tag = {"type": "structural_tag", "format": {"type": "sequence", "elements": [analysis, final]}}
-    return json.dumps(tag)
+    return json.dumps({"type": "structural_tag", "format": channel_tag(answer, commentary=False)})
 
 
 def harmony_sampling(sampling: dict[str, Any]) -> dict[str, Any]:

@@ -421,6 +421,7 @@ def mistral_pre_v11_schema(request: ChatCompletionRequest) -> dict[str, Any] | N
 def _register_model_builders() -> None:
     """Builders kept in their own modules (they import the format nodes above)."""
     from tokenfront.render import structural_tags_dsml as dsml
+    from tokenfront.render.structural_tags_harmony import harmony
     from tokenfront.render.structural_tags_kimi_k3 import kimi_k3
 
     BUILDERS.update(
@@ -431,6 +432,7 @@ def _register_model_builders() -> None:
             "mimo": dsml.mimo,
             "plamo3": dsml.plamo3,
             "kimi_k3": kimi_k3,
+            "harmony": harmony,
         }
     )
 
