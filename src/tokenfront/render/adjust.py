@@ -12,7 +12,7 @@ from tokenfront.protocol.requests import (
     RequestValidationFailure,
     StructuredOutputsParams,
 )
-from tokenfront.render import rtemplate_adjust, structural_tags
+from tokenfront.render import cohere_adjust, rtemplate_adjust, structural_tags
 from tokenfront.tokenization.registry import ServedModel
 
 # Reasoning parsers built on vLLM's parser engine: their adjust_request always keeps
@@ -224,6 +224,9 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
         rtemplate_adjust.adjust(model, request)
         return
     if reasoning is None and request.tool_choice == "none":
+        return
+    if cohere_adjust.applies(model):  # Cohere's unified parser replaces the per-parser rules
+        cohere_adjust.adjust(model, request)
         return
     if reasoning in _ENGINE_REASONING:
         request.skip_special_tokens = False

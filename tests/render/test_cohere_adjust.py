@@ -1,0 +1,72 @@
+"""cohere_command3 / cohere_command4 render adjustments (vLLM's `CohereCommandParser.adjust_request`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tokenfront.config import ModelOptions
+from tokenfront.protocol.requests import ChatCompletionRequest, RequestValidationFailure
+from tokenfront.render.adjust import adjust_request
+from tokenfront.tokenization.registry import ServedModel, load_model
+
+MODEL = Path(__file__).resolve().parents[1] / "models" / "cohere-synth"
+SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}}
+TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+
+
+@pytest.fixture(scope="module")
+def cohere() -> ServedModel:
+    if not (MODEL / "tokenizer.json").exists():
+        pytest.skip("shared qwen3 tokenizer not available")
+    options = ModelOptions(model=str(MODEL), served_model_name=["m"], tool_call_parser="cohere_command3",
+                           enable_auto_tool_choice=True, reasoning_parser="cohere_command3")
+    return load_model(options)
+
+
+def _request(**fields: Any) -> ChatCompletionRequest:
+    return ChatCompletionRequest.model_validate({"messages": [{"role": "user", "content": "x"}], **fields})
+
+
+def test_special_tokens_always_kept(cohere: ServedModel) -> None:
+    request = _request(skip_special_tokens=True)
+    adjust_request(cohere, request, [1])
+    assert request.skip_special_tokens is False
+    assert request.structured_outputs is None
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": SCHEMA}}},
+        {"structured_outputs": {"json": SCHEMA}},
+        {"structured_outputs": {"json": json.dumps(SCHEMA)}},
+    ],
+)
+def test_schema_becomes_a_response_tag(cohere: ServedModel, fields: dict[str, Any]) -> None:
+    request = _request(**fields)
+    adjust_request(cohere, request, [1])
+    assert request.response_format is None
+    assert request.structured_outputs is not None and request.structured_outputs.structural_tag is not None
+    tag = json.loads(request.structured_outputs.structural_tag)
+    assert tag == {
+        "type": "structural_tag",
+        "format": {
+            "type": "triggered_tags",
+            "triggers": ["<|START_RESPONSE|>"],
+            "tags": [{"begin": "<|START_RESPONSE|>", "content": {"type": "json_schema", "json_schema": SCHEMA},
+                      "end": "<|END_RESPONSE|>"}],
+        },
+    }
+
+
+def test_other_architectures_are_refused(cohere: ServedModel) -> None:
+    model = cohere.__class__(**{**cohere.__dict__, "hf_config": {**cohere.hf_config, "architectures": ["Qwen3ForCausalLM"]}})
+    with pytest.raises(RequestValidationFailure, match="does not support Cohere command structural tags"):
+        adjust_request(model, _request(tools=[TOOL]), [1])
+    request = _request()
+    adjust_request(model, request, [1])
+    assert request.skip_special_tokens is False
