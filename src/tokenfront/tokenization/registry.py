@@ -216,9 +216,12 @@ def load_model(options: ModelOptions) -> ServedModel:
 
     options.reasoning_parser = default_reasoning_parser(options, served.model_type)
 
-    served.parser = harmony_parser_for(options, tokenizer, served.model_type) or build_output_parser(
-        options, tokenizer
-    )
+    try:
+        served.parser = harmony_parser_for(
+            options, tokenizer, served.model_type
+        ) or build_output_parser(options, tokenizer)
+    except (LookupError, ValueError) as exc:  # e.g. parsers that cannot be combined
+        raise ModelLoadError(f"cannot set up the output parsers of {served.name}: {exc}") from exc
     logger.info(
         "loaded model %s from %s (max_model_len=%d, vocab=%d)",
         served.name,
