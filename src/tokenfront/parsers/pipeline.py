@@ -72,9 +72,7 @@ class ChatOutputParser:
         )
         # vLLM builds the tool parser only with --enable-auto-tool-choice.
         self.tool_cls: type[ToolParser] | None = (
-            get_tool_parser(tool_parser_name)
-            if tool_parser_name and enable_auto_tools
-            else None
+            get_tool_parser(tool_parser_name) if tool_parser_name and enable_auto_tools else None
         )
         self.engine_based = (self.reasoning_cls is None or self.reasoning_cls.engine_based) and (
             self.tool_cls is None or self.tool_cls.engine_based
@@ -93,7 +91,6 @@ class ChatOutputParser:
                 check_template_tokenizer(
                     tokenizer, reasoning_parser_name, tool_parser_name if self.tool_cls else None
                 )
-
 
     @property
     def active(self) -> bool:
@@ -163,8 +160,12 @@ class ChatOutputParser:
                 if call.id is None:
                     call.id = random_tool_call_id()
                 tool_calls.append(call.to_dict())
-        return {"role": "assistant", "content": content, "reasoning": reasoning,
-                "tool_calls": tool_calls}
+        return {
+            "role": "assistant",
+            "content": content,
+            "reasoning": reasoning,
+            "tool_calls": tool_calls,
+        }
 
     def _split(
         self, text: str, ctx: ParseContext
@@ -472,7 +473,12 @@ def _post_reasoning(
     if delta is None:
         return None
     delta.content = rp.content_after_reasoning(state, delta.content or "")  # type: ignore[attr-defined]
-    if delta.role is None and delta.content is None and delta.reasoning is None and not delta.tool_calls:
+    if (
+        delta.role is None
+        and delta.content is None
+        and delta.reasoning is None
+        and not delta.tool_calls
+    ):
         return None
     return delta
 
