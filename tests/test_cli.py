@@ -268,6 +268,12 @@ def start_server(env: dict[str, str], *argv: str) -> tuple[subprocess.Popen[byte
 
 def stop_server(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
     proc.send_signal(signal.SIGTERM)
+    return wait_server(proc)
+
+
+def wait_server(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
+    """Wait for an already signalled server to exit (a second SIGTERM during interpreter
+    teardown would kill it with the default action)."""
     try:
         out, _ = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
@@ -304,7 +310,7 @@ def test_real_server_without_model_serves_builtin(
     assert big.status_code in (400, 431)  # uvicorn or the guard, depending on the parser
     assert "tokenfront_http_requests_total" in httpx.get(url + "/metrics", headers=auth).text
     drained = _sigterm_during_slow_request(proc, url, auth)
-    code, out = stop_server(proc)
+    code, out = wait_server(proc)
     assert code == 0, out
     assert drained is not None and drained.status_code == 200, out
     assert drained.json()["count"] > 100_000

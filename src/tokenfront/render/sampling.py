@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from tokenfront.api.errors import APIError
+from tokenfront.identity_cache import IdentityCache
 from tokenfront.protocol.requests import (
     ChatCompletionRequest,
     CompletionRequest,
@@ -60,12 +61,12 @@ _GENERATION_KEYS = (
     "skip_special_tokens",
 )
 
-_defaults_cache: dict[int, dict[str, Any]] = {}
+_defaults_cache: IdentityCache[dict[str, Any]] = IdentityCache()
 
 
 def sampling_defaults(model: ServedModel) -> dict[str, Any]:
     """vLLM's `get_diff_sampling_param()` for the model's generation config."""
-    cached = _defaults_cache.get(id(model))
+    cached = _defaults_cache.get(model)
     if cached is not None:
         return cached
     if model.options.generation_config == "vllm":
@@ -80,8 +81,7 @@ def sampling_defaults(model: ServedModel) -> dict[str, Any]:
         result = {k: diff[k] for k in _GENERATION_KEYS if diff.get(k) is not None}
         if "max_new_tokens" in result:
             result["max_tokens"] = result.pop("max_new_tokens")
-    _defaults_cache[id(model)] = result
-    return result
+    return _defaults_cache.put(model, result)
 
 
 def override_max_tokens(model: ServedModel) -> int | None:
@@ -113,7 +113,9 @@ def get_max_tokens(
     return min(v for v in candidates if v is not None)
 
 
-def _fail(message: str, parameter: str | None = None, value: Any = None) -> RequestValidationFailure:
+def _fail(
+    message: str, parameter: str | None = None, value: Any = None
+) -> RequestValidationFailure:
     return RequestValidationFailure(message, parameter=parameter, value=value)
 
 
@@ -165,12 +167,12 @@ def _verify_extra_args(extra: Any) -> None:
     seen: set[int] = set()
     while pending:
         value = pending.pop()
-        if isinstance(value, int) and not isinstance(value, bool) and not (
-            _INT64_LO <= value < _UINT64_HI
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and not (_INT64_LO <= value < _UINT64_HI)
         ):
-            raise _fail(
-                "extra_args integers must be between -2**63 and 2**64 - 1.", "extra_args"
-            )
+            raise _fail("extra_args integers must be between -2**63 and 2**64 - 1.", "extra_args")
         if isinstance(value, (dict, list, tuple)) and id(value) not in seen:
             seen.add(id(value))
             if isinstance(value, dict):
@@ -190,7 +192,9 @@ def build_sampling_params(
     """(sampling_params JSON, kv_transfer_params, ec_transfer_params)."""
     is_chat = isinstance(request, ChatCompletionRequest)
     values = {
-        name: (getattr(request, name) if getattr(request, name) is not None else defaults.get(name, d))
+        name: (
+            getattr(request, name) if getattr(request, name) is not None else defaults.get(name, d)
+        )
         for name, d in _NEUTRAL.items()
     }
     skip_special = request.skip_special_tokens
@@ -276,11 +280,17 @@ def build_sampling_params(
     if repetition <= 0.0:
         raise _fail(f"repetition_penalty must be greater than zero, got {repetition}.")
     if not math.isfinite(temperature):
-        raise _fail(f"temperature must be a finite number, got {temperature}.", "temperature", temperature)
+        raise _fail(
+            f"temperature must be a finite number, got {temperature}.", "temperature", temperature
+        )
     if temperature < 0.0:
-        raise _fail(f"temperature must be non-negative, got {temperature}.", "temperature", temperature)
+        raise _fail(
+            f"temperature must be non-negative, got {temperature}.", "temperature", temperature
+        )
     if temperature > 2.0:
-        raise _fail(f"temperature must be in [0, 2], got {temperature}.", "temperature", temperature)
+        raise _fail(
+            f"temperature must be in [0, 2], got {temperature}.", "temperature", temperature
+        )
     if not 0.0 < top_p <= 1.0:
         raise _fail(f"top_p must be in (0, 1], got {top_p}.", "top_p", top_p)
     if top_k < -1:
@@ -288,7 +298,9 @@ def build_sampling_params(
     if not 0.0 <= min_p <= 1.0:
         raise _fail(f"min_p must be in [0, 1], got {min_p}.")
     if out_max_tokens is not None and out_max_tokens < 1:
-        raise _fail(f"max_tokens must be at least 1, got {out_max_tokens}.", "max_tokens", out_max_tokens)
+        raise _fail(
+            f"max_tokens must be at least 1, got {out_max_tokens}.", "max_tokens", out_max_tokens
+        )
     if request.min_tokens < 0:
         raise _fail(f"min_tokens must be greater than or equal to 0, got {request.min_tokens}.")
     if out_max_tokens is not None and request.min_tokens > out_max_tokens:

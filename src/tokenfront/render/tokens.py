@@ -5,17 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tokenfront.identity_cache import IdentityCache
 from tokenfront.protocol.requests import RequestValidationFailure
 from tokenfront.tokenization.detokenizer import tokenizer_view
 from tokenfront.tokenization.registry import ServedModel
 from tokenfront.tokenization.vocab import vocab_of
 
-_facts_cache: dict[int, tuple[int, int]] = {}
+_facts_cache: IdentityCache[tuple[int, int]] = IdentityCache()
 
 
 def tokenizer_facts(model: ServedModel) -> tuple[int, int]:
     """(max_token_id, max_chars_per_token) as vLLM's cached tokenizer reports them."""
-    cached = _facts_cache.get(id(model))
+    cached = _facts_cache.get(model)
     if cached is not None:
         return cached
     tokenizer = model.tokenizer
@@ -26,8 +27,7 @@ def tokenizer_facts(model: ServedModel) -> tuple[int, int]:
     except (NotImplementedError, AttributeError, TypeError):
         pass
     max_chars = max(len(tok) for tok in vocab)
-    _facts_cache[id(model)] = (max_id, max_chars)
-    return max_id, max_chars
+    return _facts_cache.put(model, (max_id, max_chars))
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
 from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
 from tokenfront.tokenization.vocab import vocab_of
@@ -92,14 +93,14 @@ class _Compiled:
     content_events: dict[str, str] = field(default_factory=dict)
 
 
-_CACHE: dict[tuple[int, int, bool], _Compiled] = {}
+_CACHE: IdentityCache[tuple[GrammarSpec, _Compiled]] = IdentityCache()
 
 
 def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
-    key = (id(spec), id(tokenizer), thinking)
-    cached = _CACHE.get(key)
-    if cached is not None:
-        return cached
+    key = (id(spec), thinking)
+    cached = _CACHE.get(tokenizer, key)
+    if cached is not None and cached[0] is spec:
+        return cached[1]
     grammar = spec.build(thinking)
     vocab = vocab_of(tokenizer)
     literals = [(name, lit) for name, lits in grammar.terminals.items() for lit in lits]
@@ -136,7 +137,7 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
         boundary_ids=frozenset(vocab[t] for t in grammar.turn_boundaries if t in vocab),
         start_opens=start_tr is not None and start_tr[0] == REASONING,
     )
-    _CACHE[key] = compiled
+    _CACHE.put(tokenizer, (spec, compiled), key)
     return compiled
 
 
@@ -279,8 +280,15 @@ class GrammarReasoningParser(ReasoningParser):
         return events
 
     def _fresh(self, initial: str) -> JSONState:
-        return {"st": initial, "buf": "", "span": False, "ended": False, "dc": "", "dr": "",
-                "nonws": False}
+        return {
+            "st": initial,
+            "buf": "",
+            "span": False,
+            "ended": False,
+            "dc": "",
+            "dr": "",
+            "nonws": False,
+        }
 
     # ---- one-shot -------------------------------------------------------------------------
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
