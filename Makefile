@@ -6,6 +6,9 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 SHARED ?= ../shared
 
+# Tests run on every core (pytest-xdist); PYTEST_ARGS='-n 0 ...' runs them in one process.
+PYTEST_ARGS ?= -n auto
+
 .PHONY: run test lint parity docker clean bench
 
 $(BIN)/python:
