@@ -375,26 +375,8 @@ class ArrayCallsEngine:
 
     def _args_char(self, st: JSONState, ch: str) -> list[Event]:
         """Buffer one element character; a closing bracket at depth 0 is held back."""
-        st["ab"] += ch
-        if st["esc"]:
-            st["esc"] = False
-        elif st["instr"]:
-            if ch == "\\":
-                st["esc"] = True
-            elif ch == '"':
-                st["instr"] = False
-        elif ch == '"':
-            st["instr"] = True
-        elif ch in "{[":
-            st["depth"] += 1
-        elif ch in "}]":
-            if st["depth"] > 0:
-                st["depth"] -= 1
-            if st["depth"] == 0:
-                return []
-        out = st["ab"]
-        st["ab"] = ""
-        return [(ARGS, out, st["idx"])]
+        out = held_json_char(st, ch, "ab")
+        return [(ARGS, out, st["idx"])] if out else []
 
     # ── events to deltas ─────────────────────────────────────────────────
     def to_delta(
@@ -587,3 +569,28 @@ def _coalesce(calls: list[DeltaToolCall]) -> list[DeltaToolCall]:
         if call.arguments is not None:
             have.arguments = (have.arguments or "") + call.arguments
     return calls if len(merged) == len(calls) else list(merged.values())
+
+
+def held_json_char(st: JSONState, ch: str, buf: str) -> str:
+    """Add one character of a JSON value to `st[buf]`, tracking strings and depth in
+    `st["esc"]`, `st["instr"]`, `st["depth"]`; returns the text it releases ("" while a
+    closing bracket back at depth 0 is held, since it may end the value)."""
+    st[buf] += ch
+    if st["esc"]:
+        st["esc"] = False
+    elif st["instr"]:
+        if ch == "\\":
+            st["esc"] = True
+        elif ch == '"':
+            st["instr"] = False
+    elif ch == '"':
+        st["instr"] = True
+    elif ch in "{[":
+        st["depth"] += 1
+    elif ch in "}]":
+        if st["depth"] > 0:
+            st["depth"] -= 1
+        if st["depth"] == 0:
+            return ""
+    released, st[buf] = st[buf], ""
+    return released

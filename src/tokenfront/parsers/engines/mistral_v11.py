@@ -27,8 +27,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, ExtractedToolCalls, ToolCall
+from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
-from tokenfront.parsers.engines.separated_calls import coerce_arguments
+from tokenfront.parsers.engines.separated_calls import coerce_arguments, settle_content
 
 BOT = "[TOOL_CALLS]"
 ARGS_MARK = "[ARGS]"
@@ -137,33 +138,12 @@ def _text(st: JSONState, text: str) -> list[Event]:
         return [(E_NAME, text, st["tool"])]
     events: list[Event] = []
     for ch in text:
-        released = _arg_char(st, ch)
+        released = held_json_char(st, ch, "abuf")
         if released:
             events.append((E_ARG, released, st["tool"]))
     return events
 
 
-def _arg_char(st: JSONState, ch: str) -> str:
-    """Add one argument character; the text released by it ("" while a close is held)."""
-    st["abuf"] += ch
-    if st["esc"]:
-        st["esc"] = False
-    elif st["instr"]:
-        if ch == "\\":
-            st["esc"] = True
-        elif ch == '"':
-            st["instr"] = False
-    elif ch == '"':
-        st["instr"] = True
-    elif ch in "{[":
-        st["depth"] += 1
-    elif ch in "}]":
-        if st["depth"] > 0:
-            st["depth"] -= 1
-        if st["depth"] == 0:
-            return ""
-    released, st["abuf"] = st["abuf"], ""
-    return released
 
 
 # ── events -> deltas ────────────────────────────────────────────────────────────
@@ -207,22 +187,15 @@ def to_delta(
         elif kind == E_END and idx < len(slots):
             _on_end(slots[idx], idx, deltas, new_id)
     deltas = _merge(deltas)
-    if st["deferred"] and (not seen_tool or not deltas):
-        now = st["deferred"][len(carried) :]
-        if carried:
-            parts.insert(0, carried)
-        if now:
-            parts.append(now)
-        st["deferred"] = ""
-    content = "".join(parts)
-    if not st["nonws"] and content:
-        if content.strip():
-            st["nonws"] = True
-        elif slots:
-            content = ""
-        elif not finished:
-            st["deferred"] = content
-            content = ""
+    content = settle_content(
+        st,
+        parts,
+        carried,
+        seen_tool=seen_tool,
+        has_deltas=bool(deltas),
+        has_slots=bool(slots),
+        finished=finished,
+    )
     if content or deltas:
         return DeltaMessage(content=content or None, tool_calls=deltas)
     return None

@@ -588,22 +588,15 @@ class SectionToolParser(ToolParser):
             elif kind == CALL_END and idx < len(slots):
                 self._on_end(slots[idx], idx, deltas)
         deltas = _coalesce(deltas)
-        if st["deferred"] and (not seen_tool or not deltas):
-            now = st["deferred"][len(carried) :]
-            if carried:
-                parts.insert(0, carried)
-            if now:
-                parts.append(now)
-            st["deferred"] = ""
-        content = "".join(parts)
-        if not st["nonws"] and content:
-            if content.strip():
-                st["nonws"] = True
-            elif slots:
-                content = ""
-            elif not finished:
-                st["deferred"] = content
-                content = ""
+        content = settle_content(
+            st,
+            parts,
+            carried,
+            seen_tool=seen_tool,
+            has_deltas=bool(deltas),
+            has_slots=bool(slots),
+            finished=finished,
+        )
         if content or deltas:
             return DeltaMessage(content=content or None, tool_calls=deltas)
         return None
@@ -896,3 +889,34 @@ def coerce_arguments(arguments: str, function: dict[str, Any] | None) -> str:
     if _coerce_object(args, properties):
         return json.dumps(args, ensure_ascii=False)
     return arguments
+
+
+def settle_content(
+    st: JSONState,
+    parts: list[str],
+    carried: str,
+    *,
+    seen_tool: bool,
+    has_deltas: bool,
+    has_slots: bool,
+    finished: bool,
+) -> str:
+    """A chunk's content: text held after a call joins it once no call follows, and leading
+    whitespace is held back (`st["deferred"]`) until something shows whether a call comes."""
+    if st["deferred"] and (not seen_tool or not has_deltas):
+        now = st["deferred"][len(carried) :]
+        if carried:
+            parts.insert(0, carried)
+        if now:
+            parts.append(now)
+        st["deferred"] = ""
+    content = "".join(parts)
+    if not st["nonws"] and content:
+        if content.strip():
+            st["nonws"] = True
+        elif has_slots:
+            content = ""
+        elif not finished:
+            st["deferred"] = content
+            content = ""
+    return content
