@@ -11,19 +11,22 @@ from vllm_vectors_run import modes, problems
 
 tot = collections.Counter()
 bad = collections.defaultdict(list)
-for vec in load_vectors(kind="tool"):
+for vec in load_vectors():
+    # reasoning vectors count under "<parser>/reasoning"
+    key = vec["parser"] + ("/reasoning" if vec["kind"] == "reasoning" else "")
     for mode in modes(vec):
-        tot[vec["parser"]] += 1
+        tot[key] += 1
         try:
             p = problems(vec, mode)
         except Exception as e:
             p = ["EXC " + repr(e)[:200]]
         if p:
-            bad[vec["parser"]].append((vec["source"], mode, p))
+            bad[key].append((vec["source"], mode, p))
 for k in sorted(tot):
     print(f"{k:18} {tot[k] - len(bad[k])}/{tot[k]}")
 print("TOTAL", sum(tot.values()) - sum(len(v) for v in bad.values()), "/", sum(tot.values()))
 if len(sys.argv) > 1:
     for k in sys.argv[1:]:
-        for s, m, p in bad[k]:
-            print(k, s, m, p[:3])
+        for key in (k, k + "/reasoning"):
+            for s, m, p in bad[key]:
+                print(key, s, m, p[:3])

@@ -37,6 +37,16 @@ MODEL_FOR = {
     "deepseek_v3": "deepseek",
     "deepseek_v31": "deepseek",
     "mistral": "mistral",
+    # Parsers of the later groups: the model dirs their recorded goldens use.
+    "minimax_m3": str(Path(__file__).resolve().parents[1] / "models" / "minimax-m3"),
+    "kimi_k3": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    "k2_horizon": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    "poolside_v1": str(Path(__file__).resolve().parents[1] / "models" / "poolside-synth"),
+    "plamo3": "qwen3",
+    "step3p5": "qwen3",
+    "deepseek_v32": "deepseek",
+    "deepseek_v4": "deepseek",
+    "deepseek_v41": "deepseek",
 }
 
 # Vectors whose vLLM test used a v11+ Mistral tokenizer ("mistral_tokenizer"): the shared tekken
@@ -80,11 +90,18 @@ def model_for(vec: dict[str, Any]) -> str:
 
 
 @functools.cache
-def output_parser(parser: str, model: str | None = None) -> tuple[ChatOutputParser, Any]:
+def output_parser(
+    parser: str, model: str | None = None, reasoning: str | None = None, tool: bool = True
+) -> tuple[ChatOutputParser, Any]:
+    """The served pipeline: `--tool-call-parser parser` (unless `tool` is False) plus
+    `--reasoning-parser reasoning` when given."""
     model = model or MODEL_FOR.get(parser, "synthetic-multi")
     tok = _tokenizer(model)
     options = ModelOptions(
-        model=str(MODELS / model), tool_call_parser=parser, enable_auto_tool_choice=True
+        model=str(MODELS / model),
+        tool_call_parser=parser if tool else None,
+        reasoning_parser=reasoning,
+        enable_auto_tool_choice=True,
     )
     built = _harmony_parser(options, tok) or build_output_parser(options, tok)
     assert built is not None
@@ -101,9 +118,11 @@ def _harmony_parser(options: ModelOptions, tok: Any) -> ChatOutputParser | None:
 
 
 def request_context(vec: dict[str, Any]) -> ParseContext:
-    """The request: the vector's tools, or (common suite, no tools) one per name it calls."""
+    """The request: the vector's tools, or (common suite, no tools) one per name it calls.
+
+    `"tools": []` is a request that declares no tools."""
     tools = vec.get("tools")
-    if not tools:
+    if tools is None:
         names = {c["name"] for c in vec["expected"].get("tool_calls") or [] if c.get("name")}
         names |= set(re.findall(r'"name":\s*"([A-Za-z_][\w.-]*)"', vec["model_output"]))
         # markup calls (`<invoke name="f">`, `<steptml:invoke name="f">`)
@@ -116,6 +135,7 @@ def request_context(vec: dict[str, Any]) -> ParseContext:
     return ParseContext(
         tools=tools,
         tool_choice=request.get("tool_choice") or "auto",
+        include_reasoning=request.get("include_reasoning", True),
         chat_template_kwargs=dict(request.get("chat_template_kwargs") or {}),
         enable_auto_tools=True,
         prompt_token_ids=[],
@@ -125,8 +145,17 @@ def request_context(vec: dict[str, Any]) -> ParseContext:
 Result = tuple[str | None, str | None, list[tuple[str | None, str | None]]]
 
 
+def vector_parser(vec: dict[str, Any]) -> tuple[ChatOutputParser, Any]:
+    """The vector's pipeline: a reasoning vector runs under `--reasoning-parser` alone; a tool
+    vector under `--tool-call-parser`, plus `--reasoning-parser` when it names one
+    (`reasoning_parser`: the vLLM test drove a combined reasoning + tool parser)."""
+    if vec["kind"] == "reasoning":
+        return output_parser(vec["parser"], model_for(vec), vec["parser"], False)
+    return output_parser(vec["parser"], model_for(vec), vec.get("reasoning_parser"))
+
+
 def one_shot(vec: dict[str, Any]) -> Result:
-    parser, tok = output_parser(vec["parser"], model_for(vec))
+    parser, tok = vector_parser(vec)
     text = vec["model_output"]
     message = parser.parse(text, tok.encode(text, add_special_tokens=False), request_context(vec))
     calls = [(c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]]
@@ -139,7 +168,7 @@ def single_call(vec: dict[str, Any]) -> Result:
     `previous_text` is fed as one earlier chunk when it agrees with `current_text`; otherwise
     (a stateless-call artefact: vLLM's parser ignored it) the delta is the stream's first chunk.
     """
-    parser, tok = output_parser(vec["parser"], model_for(vec))
+    parser, tok = vector_parser(vec)
     call = vec["single_call"]
     ctx = request_context(vec)
     state = None
@@ -159,7 +188,7 @@ def single_call(vec: dict[str, Any]) -> Result:
 def streamed(vec: dict[str, Any]) -> Result:
     if "single_call" in vec:
         return single_call(vec)
-    parser, tok = output_parser(vec["parser"], model_for(vec))
+    parser, tok = vector_parser(vec)
     ids = tok.encode(vec["model_output"], add_special_tokens=False)
     ctx = request_context(vec)
     state = None
@@ -189,7 +218,7 @@ def modes(vec: dict[str, Any]) -> list[str]:
 
 def tool_parser_called(vec: dict[str, Any]) -> bool:
     """`tools_called` of the tool parser's own one-shot extraction (what vLLM's tests call)."""
-    parser, tok = output_parser(vec["parser"], model_for(vec))
+    parser, tok = vector_parser(vec)
     if parser.tool_cls is None:
         return False
     tool = parser.tool_cls(tok, request_context(vec))
@@ -207,12 +236,12 @@ def problems(vec: dict[str, Any], mode: str) -> list[str]:
     )
 
 
-def cases(parser: str, sources: set[str]) -> list[Any]:
+def cases(parser: str, sources: set[str], kind: str | None = "tool") -> list[Any]:
     """pytest params (vector, mode) for the vectors whose source test name is in `sources`."""
     from vllm_vectors_loader import load_vectors
 
     out = []
-    for vec in load_vectors(parser, kind="tool"):
+    for vec in load_vectors(parser, kind=kind):
         name = vec["source"].split("::")[-1]
         if name in sources:
             for mode in modes(vec):
