@@ -37,6 +37,10 @@ MODEL_FOR = {
     "deepseek_v3": "deepseek",
     "deepseek_v31": "deepseek",
     "mistral": "mistral",
+    "minicpmv": "qwen3",
+    "inkling": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    # the Gemma 4 response_template of vLLM's test_response_template.py
+    "hf": str(Path(__file__).resolve().parents[1] / "models" / "rtemplate-gemma"),
     # Parsers of the later groups: the model dirs their recorded goldens use.
     "minimax_m3": str(Path(__file__).resolve().parents[1] / "models" / "minimax-m3"),
     "kimi_k3": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
@@ -138,8 +142,16 @@ def request_context(vec: dict[str, Any]) -> ParseContext:
         include_reasoning=request.get("include_reasoning", True),
         chat_template_kwargs=dict(request.get("chat_template_kwargs") or {}),
         enable_auto_tools=True,
-        prompt_token_ids=[],
+        prompt_token_ids=_prompt_ids(vec),
     )
+
+
+def _prompt_ids(vec: dict[str, Any]) -> list[int]:
+    """`prompt_tail`: the end of the rendered prompt (text), for parsers that read the prompt."""
+    tail = vec.get("prompt_tail")
+    if not tail:
+        return []
+    return list(vector_parser(vec)[1].encode(tail, add_special_tokens=False))
 
 
 Result = tuple[str | None, str | None, list[tuple[str | None, str | None]]]

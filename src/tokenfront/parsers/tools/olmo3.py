@@ -44,7 +44,7 @@ class Olmo3ToolParser(ToolParser):
         if not looks_like_call_list(source):
             return ExtractedToolCalls(False, [], text)
         try:
-            calls = calls_in_module(parse_module(source))
+            calls = calls_in_module(parse_module(source), skip_bad_calls=True)
         except Exception:
             return ExtractedToolCalls(False, [], text)
         return ExtractedToolCalls(True, calls, None)
@@ -71,7 +71,7 @@ class Olmo3ToolParser(ToolParser):
             if closed is None:
                 return None
             valid, added = closed
-            calls = calls_in_module(parse_module(_as_list(valid)))
+            calls = calls_in_module(parse_module(_as_list(valid)), skip_bad_calls=True)
             deltas = diff_calls(state, calls, added + "]")
         except Exception:
             return None
