@@ -3,7 +3,8 @@
 
 For each config whose `cases` are ["render", NAME], starts `vllm launch render` and stores the
 answers to the chat render requests of `<cases-module>.RENDER_CASES[NAME]` in the shared corpus
-format (family render-chat, or render-completion for cases marked `"_endpoint": "completions"`;
+format (family render-chat, or render-completion / tokenize for cases marked `"_endpoint":
+"completions"` / `"tokenize"`;
 ids `<config>-<scenario>`), merged into `--out` (records of configs
 not recorded in this run are kept).
 """
@@ -22,6 +23,14 @@ import httpx
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+
+
+# A case's `_endpoint` marker -> (corpus family, endpoint).
+_ENDPOINTS = {
+    "chat": ("render-chat", "/v1/chat/completions/render"),
+    "completions": ("render-completion", "/v1/completions/render"),
+    "tokenize": ("tokenize", "/tokenize"),
+}
 
 
 def _record_config(lib: Any, cases: dict[str, Any], name: str, config: dict[str, Any], args: Any) -> list[dict[str, Any]]:
@@ -44,12 +53,12 @@ def _record_config(lib: Any, cases: dict[str, Any], name: str, config: dict[str,
         with httpx.Client(timeout=120) as client:
             for scenario, case in cases[config["cases"][1]].items():
                 body = {k: v for k, v in case.items() if k != "_endpoint"}
-                completion = case.get("_endpoint") == "completions"
+                family, endpoint = _ENDPOINTS[case.get("_endpoint", "chat")]
                 record: dict[str, Any] = {
                     "id": f"{name}-{scenario}",
-                    "family": "render-completion" if completion else "render-chat",
+                    "family": family,
                     "config": name,
-                    "endpoint": "/v1/completions/render" if completion else "/v1/chat/completions/render",
+                    "endpoint": endpoint,
                     "method": "POST",
                     "request": {"model": config["served_model_name"], **body},
                     "scenario": scenario,

@@ -195,7 +195,7 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
           help="JSON/YAML file: a list of model entries with the same keys as the model "
                "flags (e.g. model, served_model_name, tool_call_parser).")
     _flag(g, "--tokenizer", help="Tokenizer directory, when not the model's own.")
-    _flag(g, "--tokenizer-mode", choices=["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41"], default="auto")
+    _flag(g, "--tokenizer-mode", choices=["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41", "kimi_k3"], default="auto")
     _flag(g, "--revision")
     _flag(g, "--trust-remote-code", action="store_true")
     _flag(g, "--max-model-len", type=human_int,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-TokenizerMode = Literal["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41"]
+TokenizerMode = Literal["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41", "kimi_k3"]
 ContentFormat = Literal["auto", "string", "openai"]
 
 # vLLM's VLLM_MAX_N_SEQUENCES default.

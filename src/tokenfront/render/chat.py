@@ -26,6 +26,7 @@ from tokenfront.render.chat_template import (
 )
 from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES
+from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import (
     check_mistral_request,
@@ -160,6 +161,8 @@ def render_prompt(
         return check_token_ids(model, render_mistral_prompt(model, request), tok_params), None
     if model.model_type in HARMONY_MODEL_TYPES:  # gpt-oss: vLLM renders Harmony, not the template
         return check_token_ids(model, harmony.render_request(model, request), tok_params), None
+    if uses_k3_renderer(model):  # vLLM's K3 renderer: the tokenizer encodes to ids directly
+        return check_token_ids(model, _k3_prompt_ids(model, request), tok_params), None
     template = request.chat_template or model.chat_template
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
@@ -179,6 +182,22 @@ def render_prompt(
     conversation = to_conversation(request.messages, content_format)
     text = render_chat(model.tokenizer, template, conversation, tools, kwargs)
     return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
+
+
+def _k3_prompt_ids(model: ServedModel, request: ChatCompletionRequest) -> list[int]:
+    tools = request.tool_dicts()
+    kwargs = merge_kwargs(
+        merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
+        request_template_kwargs(request, model.options.reasoning_effort_map),
+    )
+    return render_k3_ids(
+        model,
+        to_conversation(request.messages, "string"),
+        kwargs,
+        chat_template=request.chat_template or (model.chat_template if model.options.chat_template else None),
+        tool_choice=request.tool_choice if request.tools else None,
+        response_format=request.response_format,
+    )
 
 
 def prompt_reasoning_ended(

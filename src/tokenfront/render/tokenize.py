@@ -15,6 +15,7 @@ from tokenfront.render.chat import check_request_template
 from tokenfront.render.chat_params import default_template_kwargs, merge_kwargs
 from tokenfront.render.chat_template import NO_TEMPLATE_MESSAGE, render_chat, resolve_content_format
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES, render_harmony_prompt
+from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import is_mistral_tokenizer, tokenize_mistral_chat
 from tokenfront.tokenization.registry import ServedModel
@@ -94,7 +95,7 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
             request.continue_final_message,
         )
     template = request.chat_template or model.chat_template
-    if template is None:
+    if template is None and not uses_k3_renderer(model):
         raise APIError(NO_TEMPLATE_MESSAGE)
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
@@ -106,6 +107,10 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
             },
         ),
     )
+    if uses_k3_renderer(model):  # vLLM's K3 renderer: the tokenizer encodes to ids directly
+        server_template = model.chat_template if model.options.chat_template else None
+        conversation = to_conversation(request.messages, "string")
+        return render_k3_ids(model, conversation, kwargs, chat_template=request.chat_template or server_template)
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
