@@ -31,6 +31,7 @@ MODEL_FOR = {
     "qwen3_xml": "qwen3",
     "hermes": "qwen3",
     "llama3_json": "llama3",
+    "llama4_json": "llama3",
     "pythonic": "llama3",
     # Llama 3's tokenizer plus <|python_start|>/<|python_end|> as single tokens (as in Llama 4).
     "llama4_pythonic": str(Path(__file__).resolve().parents[1] / "models" / "llama4-markers"),
