@@ -9,7 +9,7 @@ SHARED ?= ../shared
 # Tests run on every core (pytest-xdist); PYTEST_ARGS='-n 0 ...' runs them in one process.
 PYTEST_ARGS ?= -n auto
 
-.PHONY: run test lint parity docker clean bench
+.PHONY: run test lint parity docker clean bench parser-index
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ parity: $(STAMP)
 	$(BIN)/python $(SHARED)/parity/replay.py --golden $(SHARED)/parity/golden-public.jsonl \
 	  --models-root $(SHARED) \
 	  --server-cmd '$(abspath $(BIN))/tokenfront serve --model {model} --served-model-name {name} --host 127.0.0.1 --port {port} {args}' $(PARITY_ARGS)
+
+parser-index: $(STAMP)
+	$(BIN)/python scripts/gen_parser_index.py
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench/run.py $(BENCH_ARGS)

@@ -1,8 +1,10 @@
 """The parser registry: vLLM's parser names mapped to parser classes.
 
-Built-in parsers register themselves when their module is imported (see `_BUILTIN_MODULES`);
-out-of-tree parsers come from the `tokenfront.tool_parsers` / `tokenfront.reasoning_parsers`
-entry-point groups or a `--tool-parser-plugin FILE`.
+Built-in parsers register themselves when their module is imported. Importing all hundred
+modules costs a noticeable share of start-up, so a lookup by name imports only the module
+`builtin_index` names for it; listing every name imports them all. Out-of-tree parsers come
+from the `tokenfront.tool_parsers` / `tokenfront.reasoning_parsers` entry-point groups or a
+`--tool-parser-plugin FILE`, and win over a built-in parser of the same name.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ import importlib
 import importlib.util
 import logging
 import pkgutil
+import sys
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tokenfront.parsers.base import ReasoningParser, ToolParser
+from tokenfront.parsers.builtin_index import REASONING_PARSER_MODULES, TOOL_PARSER_MODULES
 
 logger = logging.getLogger(__name__)
 
@@ -23,13 +27,17 @@ T = TypeVar("T")
 
 _TOOL_PARSERS: dict[str, type[ToolParser]] = {}
 _REASONING_PARSERS: dict[str, type[ReasoningParser]] = {}
+# (table id, name) -> the module whose import registered it.
+_REGISTERED_BY: dict[tuple[int, str], str] = {}
 
 # Packages whose every module defines built-in parsers; each registers its specs on import.
 _BUILTIN_PACKAGES: list[str] = [
     "tokenfront.parsers.reasoning",
     "tokenfront.parsers.tools",
 ]
+_BUILTIN_PREFIX = "tokenfront.parsers."
 _loaded = False
+_plugins_loaded = False
 
 
 class UnknownParserError(ValueError):
@@ -41,7 +49,7 @@ def tool_parser(*names: str) -> Callable[[type[ToolParser]], type[ToolParser]]:
 
     def register(cls: type[ToolParser]) -> type[ToolParser]:
         for name in names:
-            _TOOL_PARSERS[name] = cls
+            _register(_TOOL_PARSERS, name, cls, _caller_module())
         return cls
 
     return register
@@ -52,28 +60,72 @@ def reasoning_parser(*names: str) -> Callable[[type[ReasoningParser]], type[Reas
 
     def register(cls: type[ReasoningParser]) -> type[ReasoningParser]:
         for name in names:
-            _REASONING_PARSERS[name] = cls
+            _register(_REASONING_PARSERS, name, cls, _caller_module())
         return cls
 
     return register
 
 
-def _load_builtins() -> None:
-    global _loaded
-    if _loaded:
+def _is_builtin(cls: type) -> bool:
+    return cls.__module__.startswith(_BUILTIN_PREFIX)
+
+
+def _caller_module() -> str:
+    return str(sys._getframe(2).f_globals.get("__name__", ""))
+
+
+def _register(table: dict[str, type[T]], name: str, cls: type[T], origin: str) -> None:
+    current = table.get(name)
+    if current is not None and _is_builtin(cls) and not _is_builtin(current):
+        return  # a plugin already claimed the name; a built-in imported later does not take it
+    table[name] = cls
+    _REGISTERED_BY[(id(table), name)] = origin
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
         return
-    _loaded = True
-    for package_name in _BUILTIN_PACKAGES:
-        package = importlib.import_module(package_name)
-        for info in pkgutil.iter_modules(package.__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{package_name}.{info.name}")
+    _plugins_loaded = True
     for group in ("tokenfront.tool_parsers", "tokenfront.reasoning_parsers"):
         for ep in entry_points(group=group):
             try:
                 ep.load()
             except Exception:
                 logger.exception("cannot load parser plugin %s", ep.name)
+
+
+def builtin_modules() -> list[str]:
+    """Every module of the built-in parser packages."""
+    modules = []
+    for package_name in _BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                modules.append(f"{package_name}.{info.name}")
+    return modules
+
+
+def _load_builtins() -> None:
+    global _loaded
+    _load_plugins()
+    if _loaded:
+        return
+    _loaded = True
+    for module in builtin_modules():
+        importlib.import_module(module)
+
+
+def _lookup(table: dict[str, type[T]], index: dict[str, str], name: str) -> type[T] | None:
+    _load_plugins()
+    cls = table.get(name)
+    if cls is None and name in index:
+        importlib.import_module(index[name])
+        cls = table.get(name)
+    if cls is None:
+        _load_builtins()
+        cls = table.get(name)
+    return cls
 
 
 def load_plugin_file(path: str) -> None:
@@ -96,20 +148,29 @@ def reasoning_parser_names() -> list[str]:
 
 
 def get_tool_parser(name: str) -> type[ToolParser]:
-    _load_builtins()
-    try:
-        return _TOOL_PARSERS[name]
-    except KeyError:
+    cls = _lookup(_TOOL_PARSERS, TOOL_PARSER_MODULES, name)
+    if cls is None:
         raise UnknownParserError(
             f"invalid tool call parser: {name} (chose from {{ {', '.join(sorted(_TOOL_PARSERS))} }})"
-        ) from None
+        )
+    return cls
 
 
 def get_reasoning_parser(name: str) -> type[ReasoningParser]:
-    _load_builtins()
-    try:
-        return _REASONING_PARSERS[name]
-    except KeyError:
+    cls = _lookup(_REASONING_PARSERS, REASONING_PARSER_MODULES, name)
+    if cls is None:
         raise UnknownParserError(
             f"invalid reasoning parser: {name} (chose from {{ {', '.join(sorted(_REASONING_PARSERS))} }})"
-        ) from None
+        )
+    return cls
+
+
+def builtin_index() -> tuple[dict[str, str], dict[str, str]]:
+    """Tool and reasoning parser names -> the built-in module that registers each (imports all)."""
+    _load_builtins()
+
+    def origins(table: dict[str, Any]) -> dict[str, str]:
+        found = {name: _REGISTERED_BY.get((id(table), name), "") for name in sorted(table)}
+        return {name: module for name, module in found.items() if module.startswith(_BUILTIN_PREFIX)}
+
+    return origins(_TOOL_PARSERS), origins(_REASONING_PARSERS)

@@ -1,0 +1,41 @@
+"""The registry keeps no Python copy of the vocabulary once the Rust backend is built."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from transformers import AutoTokenizer
+
+from tokenfront.config import ModelOptions
+from tokenfront.tokenization.registry import load_model, release_construction_tables
+
+QWEN3 = Path(os.environ["TOKENFRONT_TEST_MODELS"]) / "qwen3"
+TEXT = "Hello <|im_start|>wörld 🎉 <think>x</think>\n\n  tabs\tand 12345"
+
+
+def test_loaded_model_drops_the_build_time_vocabulary_and_merges() -> None:
+    model = load_model(ModelOptions(model=str(QWEN3)))
+    assert model.tokenizer._vocab is None
+    assert model.tokenizer._merges is None
+
+
+def test_dropping_the_tables_changes_no_encode_decode_or_vocabulary() -> None:
+    kept = AutoTokenizer.from_pretrained(str(QWEN3))
+    dropped = AutoTokenizer.from_pretrained(str(QWEN3))
+    assert release_construction_tables(dropped) == ["_vocab", "_merges"]
+    ids = kept.encode(TEXT)
+    assert dropped.encode(TEXT) == ids
+    assert dropped.decode(ids) == kept.decode(ids)
+    assert dropped.get_vocab() == kept.get_vocab()
+    assert dropped.convert_ids_to_tokens(ids) == kept.convert_ids_to_tokens(ids)
+
+
+def test_tokenizers_of_other_libraries_are_left_alone() -> None:
+    class Reader:  # not a transformers class: left alone
+        def __init__(self) -> None:
+            self._vocab = {"a": 0}
+
+    reader = Reader()
+    assert release_construction_tables(reader) == []
+    assert reader._vocab == {"a": 0}
