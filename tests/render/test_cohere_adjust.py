@@ -70,3 +70,38 @@ def test_other_architectures_are_refused(cohere: ServedModel) -> None:
     request = _request()
     adjust_request(model, request, [1])
     assert request.skip_special_tokens is False
+
+
+def _tag(request: ChatCompletionRequest) -> dict[str, Any]:
+    assert request.structured_outputs is not None and request.structured_outputs.structural_tag
+    return json.loads(request.structured_outputs.structural_tag)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("choice", ["auto", "none", "required", {"type": "function", "function": {"name": "f"}}])
+def test_tools_become_an_action_grammar(cohere: ServedModel, choice: Any) -> None:
+    request = _request(tools=[TOOL], tool_choice=choice)
+    adjust_request(cohere, request, [1])
+    tag = _tag(request)
+    assert tag["format"]["triggers"] == ["<|START_ACTION|>"]
+    (action,) = tag["format"]["tags"]
+    assert action["end"] == "<|END_ACTION|>" and action["content"]["type"] == "grammar"
+    grammar = action["content"]["grammar"]
+    assert grammar.startswith('root ::= tools\n    tools ::= ws "[" ws tool (ws "," ws tool)* ws "]" ws\n')
+    assert "    tool ::= f\n    f ::= froot\nfbasic_escape ::= " in grammar
+    assert 'froot_prop_1 ::= (("\\"f\\""))' in grammar
+    assert grammar.endswith("\n    ")
+
+
+def test_schema_and_tools_share_one_tag(cohere: ServedModel) -> None:
+    request = _request(tools=[TOOL], response_format={"type": "json_object"})
+    adjust_request(cohere, request, [1])
+    assert request.response_format is None
+    assert _tag(request)["format"]["triggers"] == ["<|START_RESPONSE|>", "<|START_ACTION|>"]
+
+
+def test_tool_schema_outside_the_subset_gets_no_tag(cohere: ServedModel) -> None:
+    bounded = {"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}}}
+    request = _request(tools=[bounded])
+    adjust_request(cohere, request, [1])
+    assert request.structured_outputs is None and request.skip_special_tokens is False

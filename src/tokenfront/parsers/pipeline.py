@@ -81,7 +81,10 @@ class ChatOutputParser:
         # output in one pass instead of reasoning then tools; they combine only with themselves.
         families = {getattr(c, "whole_output", None) for c in (self.reasoning_cls, self.tool_cls) if c}
         self.whole_output = next(iter(families - {None}), None)
-        if self.whole_output is not None:
+        if len(families) > 1 and not any(f is None or isinstance(f, str) for f in families):
+            # Cohere's filter classes (cmd3 / cmd4) mix: vLLM takes the reasoning parser's preset.
+            self.whole_output = self.reasoning_cls.whole_output  # type: ignore[union-attr]
+        elif self.whole_output is not None:
             if len(families) > 1:
                 raise UnknownParserError(
                     f"--reasoning-parser {reasoning_parser_name} and --tool-call-parser "
@@ -340,10 +343,16 @@ class ChatOutputParser:
         tool_text, tool_ids = delta_text, delta_ids
         if rp is not None and not st["re"]:
             delta, ended = rp.stream(st["r"], delta_text, delta_ids)
+            ends_at_finish = getattr(rp, "ends_at_finish", None)
+            held_end = False
+            if finished and not ended and ends_at_finish is not None:
+                # text the reasoning parser held back turns out to end the reasoning; its
+                # token ids are gone, so the tool parser reads its markers from the text
+                ended = held_end = bool(ends_at_finish(st["r"]))
             if ended:
                 st["re"] = True
                 transitioned = True
-                tool_ids = rp.extract_content_ids(delta_ids)
+                tool_ids = [] if held_end else rp.extract_content_ids(delta_ids)
                 flushed = rp.finish(st["r"]) if rp.engine_based else None
                 tool_text = ((delta.content if delta else None) or "") + (
                     (flushed.content if flushed else None) or ""

@@ -6,8 +6,9 @@ the tools are folded into one xgrammar `structural_tag` whose tags depend on the
 the schema inside `<|START_RESPONSE|>` (and `<|START_TEXT|>` for the vision / MoE models), the
 calls inside `<|START_ACTION|>`. Other architectures cannot take it: vLLM answers 400.
 
-Not reproduced: the tools' tag (an EBNF grammar made by xgrammar's JSON-schema converter); with
-tools on a Cohere architecture the request is left as it is (docs/parsers.md).
+The tools' tag holds the list-of-calls EBNF grammar of `cohere_tools_grammar` (xgrammar's
+JSON-schema conversion reproduced for a subset of JSON Schema); a tool schema outside that
+subset leaves the request as it is (docs/parsers.md).
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from tokenfront.protocol.requests import (
     ResponseFormat,
     StructuredOutputsParams,
 )
+from tokenfront.render.cohere_tools_grammar import tool_definitions, tools_grammar
+from tokenfront.render.json_schema_ebnf import UnsupportedSchema
 from tokenfront.tokenization.registry import ServedModel
 
 COHERE_PARSERS = frozenset({"cohere_command3", "cohere_command4"})
 
 _RESPONSE = ("<|START_RESPONSE|>", "<|END_RESPONSE|>")
 _TEXT = ("<|START_TEXT|>", "<|END_TEXT|>")
+_ACTION = ("<|START_ACTION|>", "<|END_ACTION|>")
 _JSON_TAGS: dict[str, tuple[tuple[str, str], ...]] = {
     "Cohere2ForCausalLM": (_RESPONSE,),
     "Cohere2VisionForConditionalGeneration": (_RESPONSE, _TEXT),
@@ -106,10 +110,23 @@ def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
             f"schema and/or tools. The configured model architecture ({arch!r}) does not support "
             "Cohere command structural tags, or the schema cannot be expressed in that format."
         )
-    if request.tools or schema is None:
-        return  # the tools' EBNF tag is not reproduced
-    tags = [{"begin": begin, "content": {"type": "json_schema", "json_schema": schema}, "end": end}
-            for begin, end in _JSON_TAGS[arch]]
+    tags: list[dict[str, Any]] = []
+    if schema is not None:
+        tags = [{"begin": begin, "content": {"type": "json_schema", "json_schema": schema}, "end": end}
+                for begin, end in _JSON_TAGS[arch]]
+    if request.tools:
+        tools = tool_definitions(request.tools)
+        if not tools:
+            raise RequestValidationFailure(
+                "No valid tool definitions could be parsed from the request for structural tag "
+                "conversion."
+            )
+        try:
+            grammar = tools_grammar(tools)
+        except UnsupportedSchema:
+            return  # a tool schema outside the reproduced subset: no tag (docs/parsers.md)
+        tags.append({"begin": _ACTION[0], "content": {"type": "grammar", "grammar": grammar},
+                     "end": _ACTION[1]})
     tag = {"type": "structural_tag",
            "format": {"type": "triggered_tags", "triggers": [t["begin"] for t in tags], "tags": tags}}
     request.structured_outputs = StructuredOutputsParams.model_validate({"structural_tag": json.dumps(tag)})

@@ -1,0 +1,370 @@
+"""A JSON schema as the EBNF text xgrammar 0.2.8 prints for `Grammar.from_json_schema(schema)`.
+
+vLLM sends this text (inside a structural tag) for Cohere tool calls, so the render answer
+must spell it exactly as xgrammar's converter, normalizer and printer do (default options:
+any whitespace, strict mode). Only a subset of JSON Schema is reproduced: object properties
+(required / optional, no additional properties, or additional properties without named ones),
+arrays with `items` / `minItems` / `maxItems`, strings with `pattern` or length bounds,
+`enum` / `const` of strings, integers, booleans and null, `anyOf` / `oneOf`, lists of plain
+types and `$ref` into `$defs` / `definitions`. Anything else raises `UnsupportedSchema`.
+
+The text is built in three blocks, as xgrammar prints it: the built-in `basic_*` rules, the
+rules the converter made (in the order their names were taken), then the helper rules its
+normalizer split off (those of the built-ins first, then per rule in the same order).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+WS = "[ \\n\\r\\t]*"
+
+_HEAD = """\
+basic_escape ::= (([\\"\\\\/bfnrt]) | ("u" [A-Fa-f0-9] [A-Fa-f0-9] [A-Fa-f0-9] [A-Fa-f0-9]))
+basic_string_sub ::= (("\\"") | ([^\\0-\\x1f\\"\\\\\\r\\n] basic_string_sub) | ("\\\\" basic_escape \
+basic_string_sub)) (=([ \\n\\r\\t]* [,}\\]:]))
+basic_any ::= ((basic_number) | (basic_string) | (basic_boolean) | (basic_null) | (basic_array) \
+| (basic_object))
+basic_integer ::= (("0") | (basic_integer_1 [1-9] [0-9]*))
+basic_number ::= ((basic_number_1 basic_number_2 basic_number_3 basic_number_5))
+basic_string ::= (("\\"" basic_string_sub))
+basic_boolean ::= (("true") | ("false"))
+basic_null ::= (("null"))
+basic_array ::= (("[" WS basic_any basic_array_items{0, -1} WS "]") | ("[" WS "]"))
+basic_object ::= (("{" WS basic_string WS ":" WS basic_any basic_object_properties{0, -1} WS "}") \
+| ("{" WS "}"))
+basic_number_digits ::= (([0-9]))
+basic_array_items ::= ((WS "," WS basic_any))
+basic_object_properties ::= ((WS "," WS basic_string WS ":" WS basic_any))
+""".replace("WS", WS)
+
+_TAIL = """\
+basic_integer_1 ::= ("" | ("-"))
+basic_number_1 ::= ("" | ("-"))
+basic_number_2 ::= (("0") | ([1-9] [0-9]*))
+basic_number_3 ::= ("" | ("." basic_number_digits{1, -1}))
+basic_number_4 ::= ("" | ([+\\-]))
+basic_number_5 ::= ("" | ([eE] basic_number_4 basic_number_digits{1, -1}))
+"""
+
+_PLAIN_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
+# Keywords that never change the grammar.
+_NOTES = frozenset({"description", "title", "default", "examples", "$comment", "deprecated",
+                    "readOnly", "writeOnly", "$schema", "$id"})
+_DEFS = frozenset({"$defs", "definitions"})  # not notes: a schema with them is no plain type
+_INLINE: dict[str, list[list[str]]] = {
+    "string": [['"\\""', "basic_string_sub"]],
+    "boolean": [['"true"'], ['"false"']],
+    "null": [['"null"']],
+    "integer": [],
+    "number": [],
+}
+_ADDL_ANY = "((basic_number) | (basic_string) | (basic_boolean) | (basic_null) | (basic_array) | (basic_object))"
+
+Alternatives = list[list[str]]
+
+
+class UnsupportedSchema(ValueError):
+    """The schema uses JSON Schema features this converter does not reproduce."""
+
+
+def literal(text: str) -> str:
+    """An EBNF string literal as xgrammar prints it."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _json_text(value: Any) -> str:
+    """A JSON scalar as xgrammar serializes it (raw UTF-8, control characters escaped)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        out = ['"']
+        short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+                 "\t": "\\t"}
+        for ch in value:
+            if ch in short:
+                out.append(short[ch])
+            elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+                out.append(f"\\u{ord(ch):04x}")
+            else:
+                out.append(ch)
+        out.append('"')
+        return "".join(out)
+    raise UnsupportedSchema(f"enum / const value {value!r}")
+
+
+def _choices(alternatives: Alternatives) -> str:
+    return "(" + " | ".join("(" + " ".join(a) + ")" if a else '""' for a in alternatives) + ")"
+
+
+@dataclass
+class _Rule:
+    name: str
+    body: str = ""
+    helpers: list[tuple[str, str]] = field(default_factory=list)
+
+
+class _Converter:
+    def __init__(self, root_schema: dict[str, Any]) -> None:
+        self.root_schema = root_schema
+        self.rules: list[_Rule] = []
+        self.names: set[str] = set()
+        self.defs: dict[str, str] = {}
+
+    # ---- rules ------------------------------------------------------------------------------
+    def _reserve(self, name: str) -> _Rule:
+        if name in self.names:
+            raise UnsupportedSchema(f"rule name clash {name!r}")
+        rule = _Rule(name)
+        self.names.add(name)
+        self.rules.append(rule)
+        return rule
+
+    def _helper(self, owner: _Rule, body: str) -> str:
+        """A rule the normalizer splits off `owner` (`owner_1`, `owner_2`, ...)."""
+        index = 1
+        while f"{owner.name}_{index}" in self.names:
+            index += 1
+        name = f"{owner.name}_{index}"
+        self.names.add(name)
+        owner.helpers.append((name, body))
+        return name
+
+    def _define(self, name: str, schema: Any) -> str:
+        rule = self._reserve(name)
+        rule.body = _choices(self._visit(schema, rule))
+        return name
+
+    # ---- values -----------------------------------------------------------------------------
+    @staticmethod
+    def _plain(schema: Any) -> str | None:
+        """The built-in rule of a schema that only names a plain type (or nothing)."""
+        if not isinstance(schema, dict):
+            raise UnsupportedSchema("schema is not an object")
+        keys = set(schema) - _NOTES
+        if not keys:
+            return "basic_any"
+        if keys == {"type"} and isinstance(schema["type"], str) and schema["type"] in _PLAIN_TYPES:
+            return f"basic_{schema['type']}"
+        return None
+
+    def _value(self, schema: Any, name: str) -> str:
+        plain = self._plain(schema)
+        return plain if plain is not None else self._define(name, schema)
+
+    def _visit(self, schema: Any, rule: _Rule) -> Alternatives:
+        plain = self._plain(schema)
+        if plain is not None and rule.name == "root":
+            return [[plain]]
+        if plain == "basic_any":
+            raise UnsupportedSchema("an empty schema as a named definition")
+        keys = set(schema) - _NOTES - _DEFS
+        if "$ref" in keys:
+            if keys != {"$ref"}:
+                raise UnsupportedSchema("$ref with siblings")
+            return [[self._ref(schema["$ref"])]]
+        if "const" in keys:
+            return [[literal(_json_text(schema["const"]))]]
+        if "enum" in keys:
+            values = schema["enum"]
+            if not isinstance(values, list) or not values:
+                raise UnsupportedSchema("enum")
+            return [[literal(_json_text(v))] for v in values]
+        for key in ("anyOf", "oneOf"):
+            if key in keys:
+                if keys != {key} or not isinstance(schema[key], list) or not schema[key]:
+                    raise UnsupportedSchema(key)
+                return [[self._value(s, f"{rule.name}_case_{i}")] for i, s in enumerate(schema[key])]
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            if not kind or not all(isinstance(k, str) for k in kind):
+                raise UnsupportedSchema("type list")
+            return [[self._value({**schema, "type": k}, f"{rule.name}_type_{i}")]
+                    for i, k in enumerate(kind)]
+        if keys == {"type"} and kind in _INLINE:
+            return self._inline(kind, rule)
+        if kind is None and "properties" in keys:
+            kind = "object"
+        if kind == "string":
+            return self._string(schema, keys, rule)
+        if kind == "array":
+            return self._array(schema, keys, rule)
+        if kind == "object":
+            return self._object(schema, keys, rule)
+        raise UnsupportedSchema(f"keywords {sorted(keys)}")
+
+    def _inline(self, kind: str, rule: _Rule) -> Alternatives:
+        """A plain type written out in a rule of its own (what the `basic_*` rules hold)."""
+        if kind == "integer":
+            return [[literal("0")], [self._helper(rule, '("" | ("-"))'), "[1-9]", "[0-9]*"]]
+        if kind == "number":
+            digits = self._reserve(f"{rule.name}_digits")
+            digits.body = "(([0-9]))"
+            sign = self._helper(rule, '("" | ("-"))')
+            whole = self._helper(rule, '(("0") | ([1-9] [0-9]*))')
+            fraction = self._helper(rule, f'("" | ("." {digits.name}{{1, -1}}))')
+            exp_sign = self._helper(rule, '("" | ([+\\-]))')
+            exponent = self._helper(rule, f'("" | ([eE] {exp_sign} {digits.name}{{1, -1}}))')
+            return [[sign, whole, fraction, exponent]]
+        return _INLINE[kind]
+
+    def _ref(self, ref: Any) -> str:
+        if not isinstance(ref, str):
+            raise UnsupportedSchema("$ref")
+        for prefix, rule_prefix in (("#/$defs/", "defs_"), ("#/definitions/", "definitions_")):
+            if ref.startswith(prefix):
+                key = ref[len(prefix):]
+                table = self.root_schema.get(prefix[2:-1])
+                if not isinstance(table, dict) or key not in table or "/" in key or "~" in key:
+                    raise UnsupportedSchema(f"$ref {ref!r}")
+                name = rule_prefix + key
+                if ref not in self.defs:
+                    self.defs[ref] = name
+                    self._define(name, table[key])
+                return self.defs[ref]
+        raise UnsupportedSchema(f"$ref {ref!r}")
+
+    def _string(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
+        quote = literal('"')
+        if keys == {"type", "pattern"}:
+            pattern = schema["pattern"]
+            if (not isinstance(pattern, str) or '"' in pattern or "\\\\" in pattern
+                    or not all(0x20 <= ord(c) < 0x7F for c in pattern)):
+                raise UnsupportedSchema("pattern")
+            regex = self._helper(rule, f"Regex({literal(pattern)}, json_string=true)")
+            return [[quote, regex, quote]]
+        if keys <= {"type", "minLength", "maxLength"} and keys != {"type"}:
+            low, high = schema.get("minLength", 0), schema.get("maxLength", -1)
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)):
+                raise UnsupportedSchema("string length")
+            char = '[^\\"\\\\\\r\\n]'
+            if (low, high) == (0, -1):
+                return self._inline("string", rule)
+            if (low, high) == (0, 1):
+                return [[quote, self._helper(rule, _choices([[], [char]])), quote]]
+            if (low, high) == (1, 1):
+                return [[quote, char, quote]]
+            if high == 0 or (high != -1 and high < low):
+                raise UnsupportedSchema("string length")
+            chars = self._reserve(f"{rule.name}_characters")
+            chars.body = _choices([[char]])
+            return [[quote, f"{chars.name}{{{low}, {high}}}", quote]]
+        raise UnsupportedSchema(f"string keywords {sorted(keys)}")
+
+    def _array(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
+        if not keys <= {"type", "items", "minItems", "maxItems"}:
+            raise UnsupportedSchema(f"array keywords {sorted(keys)}")
+        low, high = schema.get("minItems", 0), schema.get("maxItems")
+        if not isinstance(low, int) or isinstance(low, bool) or (
+                high is not None and (not isinstance(high, int) or isinstance(high, bool))):
+            raise UnsupportedSchema("array bounds")
+        if high is not None and (high < max(low, 1)):
+            raise UnsupportedSchema("array bounds")
+        if "items" not in schema:  # strict mode: no items allowed
+            if low:
+                raise UnsupportedSchema("minItems without items")
+            return [[literal("["), WS, literal("]")]]
+        item = self._value(schema["items"], f"{rule.name}_additional")
+        more = [WS, literal(","), WS, item]
+        low_more, high_more = max(low - 1, 0), (-1 if high is None else high - 1)
+        full = [literal("["), WS, item]
+        if (low_more, high_more) == (1, 1):  # one more item: written out
+            full += more
+        elif (low_more, high_more) == (0, 1):  # an optional one: split off by the normalizer
+            full.append(self._helper(rule, _choices([[], more])))
+        elif (low_more, high_more) != (0, 0):
+            items = self._reserve(f"{rule.name}_items")
+            items.body = _choices([more])
+            full.append(f"{items.name}{{{low_more}, {high_more}}}")
+        alternatives = [[*full, WS, literal("]")]]
+        if low == 0:
+            alternatives.append([literal("["), WS, literal("]")])
+        return alternatives
+
+    def _object(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
+        if not keys <= {"type", "properties", "required", "additionalProperties"}:
+            raise UnsupportedSchema(f"object keywords {sorted(keys)}")
+        props = schema.get("properties") or {}
+        required = schema.get("required") or []
+        extra = schema.get("additionalProperties", False)
+        if not isinstance(props, dict) or not isinstance(required, list):
+            raise UnsupportedSchema("properties")
+        if any(r not in props for r in required):
+            raise UnsupportedSchema("required name without a property")
+        open_, close = literal("{"), literal("}")
+        empty = [open_, WS, close]
+        if extra is not False:
+            if props:
+                raise UnsupportedSchema("additionalProperties next to properties")
+            if extra is True:
+                value = self._reserve(f"{rule.name}_addl")
+                value.body = _ADDL_ANY
+                value_name = value.name
+            else:
+                value_name = self._value(extra, f"{rule.name}_addl")
+            pair = ["basic_string", WS, literal(":"), WS, value_name]
+            more = self._reserve(f"{rule.name}_properties")
+            more.body = _choices([[WS, literal(","), WS, *pair]])
+            return [[open_, WS, *pair, f"{more.name}{{0, -1}}", WS, close], empty]
+        if not props:
+            return [empty]
+        names = list(props)
+        entries = [[literal(_json_text(k)), WS, literal(":"), WS,
+                    self._value(props[k], f"{rule.name}_prop_{i}")] for i, k in enumerate(names)]
+        needed = [k in required for k in names]
+        count = len(names)
+        tails: dict[int, str] = {}  # rest after property i-1, for i in 1..count-1
+        for i in range(count - 1, 0, -1):
+            part = self._reserve(f"{rule.name}_part_{i - 1}")
+            after = [tails[i + 1]] if i + 1 < count else []
+            take = [WS, literal(","), WS, *entries[i], *after]
+            part.body = _choices([take] if needed[i] else [after, take])
+            tails[i] = part.name
+        firsts: Alternatives = []
+        for i in range(count):
+            firsts.append([*entries[i], *([tails[i + 1]] if i + 1 < count else [])])
+            if needed[i]:
+                break
+        if len(firsts) == 1:
+            inner = firsts[0]
+        else:
+            inner = [self._helper(rule, _choices(firsts))]
+        alternatives = [[open_, WS, *inner, WS, close]]
+        if not any(needed):
+            alternatives.append(empty)
+        return alternatives
+
+
+def schema_to_ebnf(schema: dict[str, Any]) -> str:
+    """xgrammar's printed grammar for `schema` (raises `UnsupportedSchema` outside the subset)."""
+    converter = _Converter(schema)
+    converter._define("root", schema)
+    lines = [_HEAD]
+    lines.extend(f"{r.name} ::= {r.body}\n" for r in converter.rules)
+    lines.append(_TAIL)
+    lines.extend(f"{name} ::= {body}\n" for r in converter.rules for name, body in r.helpers)
+    return "".join(lines)
