@@ -246,22 +246,6 @@ CORE: dict[str, Body] = {
         "messages": [_USER],
         "chat_template_kwargs": {"custom_flag": "x", "documents": ["d"]},
     },
-    "image_part": {
-        "messages": [
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": "What is it?"},
-                    {
-                        "type": "image_url",
-                        "image_url": {
-                            "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-                        },
-                    },
-                ],
-            }
-        ],
-    },
     "return_offsets": {"messages": [_USER], "return_token_offsets": True},
     "truncate": {
         "messages": [{"role": "system", "content": "Be brief."}, _USER],
