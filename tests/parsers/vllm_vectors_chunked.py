@@ -41,6 +41,8 @@ def _model(vec: dict[str, Any]) -> str:
 
 
 def _parser(vec: dict[str, Any]) -> tuple[Any, Any]:
+    if vec["parser"] not in MODEL_OVERRIDE and hasattr(run, "vector_parser"):
+        return run.vector_parser(vec)  # the vector's reasoning parser too, when it names one
     try:
         return run.output_parser(vec["parser"], _model(vec))  # type: ignore[call-arg]
     except TypeError:
@@ -50,7 +52,7 @@ def _parser(vec: dict[str, Any]) -> tuple[Any, Any]:
 def request_context(vec: dict[str, Any]) -> ParseContext:
     """The vector's tools, or one per function name the output calls (JSON or markup)."""
     ctx = run.request_context(vec)
-    if vec.get("tools"):
+    if vec.get("tools") is not None:  # `[]`: the request declares no tools
         return ctx
     names = {c["name"] for c in vec["expected"].get("tool_calls") or [] if c.get("name")}
     names |= set(_JSON_NAME.findall(vec["model_output"]))

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
 import regex
 
-from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.base import ExtractedToolCalls, ParseContext
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
@@ -33,6 +34,7 @@ from tokenfront.parsers.engines.xml_params import (
     MarkupToolParser,
 )
 from tokenfront.parsers.registry import tool_parser
+from tokenfront.parsers.tools.dsml_orphans import OrphanInvokeGate
 
 CONTENT, REASONING = "CONTENT", "REASONING"
 PRE, NAME, ARGS, BETWEEN = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
@@ -75,7 +77,10 @@ class Dialect:
             out = {"THINK_START": "<think>", "THINK_END": "</think>", **out}
         return out
 
-    def rows(self, thinking: bool) -> list[Row]:
+    def rows(self, thinking: bool, block_ends_turn: bool = True) -> list[Row]:
+        """The state machine; `block_ends_turn=False`: text after the closed tool block is
+        content again (V4's tool parser, vLLM's test_deepseek_v4.py::TestMissingInvokeEnd)."""
+        after = BETWEEN if block_ends_turn else CONTENT
         rows: list[Row] = []
         if self.reasoning:
             rows += [
@@ -93,9 +98,9 @@ class Dialect:
             (CONTENT, "INVOKE_PREFIX", NAME, ("call",)),
             (NAME, "INVOKE_NAME_END", ARGS, ()),
             (ARGS, "INVOKE_END", BETWEEN, ("close",)),
-            (ARGS, "TOOL_END", BETWEEN, ("close",)),
+            (ARGS, "TOOL_END", after, ("close",)),
             (BETWEEN, "INVOKE_PREFIX", NAME, ("call",)),
-            (BETWEEN, "TOOL_END", BETWEEN, ()),
+            (BETWEEN, "TOOL_END", after, ()),
         ]
         return rows
 
@@ -126,6 +131,23 @@ def thinking_from_kwargs(kwargs: dict[str, object]) -> bool:
     return thinking and kwargs.get("reasoning_effort") != "none"
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-finite JSON constant {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"non-finite JSON number {text}")
+    return value
+
+
+def loads_finite(text: str) -> Any:
+    """`json.loads` refusing NaN / Infinity and numbers beyond a float (`1e999`): such a value
+    stays its literal text, so the arguments remain strict JSON (vLLM's test_dsml_finite.py)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 class DsmlParamCodec:
     """`<PARAM name="K" string="true|false">V</PARAM>`: strings verbatim, others JSON when valid.
 
@@ -148,7 +170,7 @@ class DsmlParamCodec:
                 params[name] = value
             else:
                 try:
-                    params[name] = json.loads(value)
+                    params[name] = loads_finite(value)
                 except ValueError:
                     params[name] = value
             last_end = m.end()
@@ -160,7 +182,7 @@ class DsmlParamCodec:
                     params[name] = value
                 else:
                     with contextlib.suppress(ValueError):
-                        params[name] = json.loads(value)
+                        params[name] = loads_finite(value)
         return json.dumps(params, ensure_ascii=False)
 
     def open_value(self, raw: str) -> None:
@@ -189,7 +211,7 @@ def unwrap_wrapper_args(args_json: str, tools: list[dict[str, Any]] | None, name
         inner = args[wrapper]
         if isinstance(inner, str):
             try:
-                inner = json.loads(inner)
+                inner = loads_finite(inner)
             except ValueError:
                 return args_json
         if isinstance(inner, dict) and set(inner).issubset(allowed):
@@ -207,14 +229,14 @@ _XML_EVENTS = {
 
 
 @cache
-def dsml_tool_grammar(dialect: Dialect, thinking: bool) -> Grammar:
+def dsml_tool_grammar(dialect: Dialect, thinking: bool, block_ends_turn: bool = True) -> Grammar:
     return Grammar(
         name="deepseek_dsml",
         terminals=dialect.terminals(),
         token_terminals=dialect.token_terminals(),
         transitions={
             (s, t): (n, tuple(_XML_EVENTS[e] for e in events))
-            for s, t, n, events in dialect.rows(thinking)
+            for s, t, n, events in dialect.rows(thinking, block_ends_turn)
         },
         codec=DsmlParamCodec(dialect),
         strip_content_ws_with_tools=False,
@@ -229,9 +251,11 @@ class _DsmlToolParser(MarkupToolParser):
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         return unwrap_wrapper_args(super().convert_args(raw, partial, name), self.tools, name)
 
+    block_ends_turn: ClassVar[bool] = True
+
     def grammar_for(self, ctx: ParseContext) -> Grammar:
         thinking = self.dialect.reasoning and thinking_from_kwargs(ctx.chat_template_kwargs or {})
-        return dsml_tool_grammar(self.dialect, thinking)
+        return dsml_tool_grammar(self.dialect, thinking, self.block_ends_turn)
 
 
 @tool_parser("deepseek_v32")
@@ -242,10 +266,27 @@ class DeepSeekV32ToolParser(_DsmlToolParser):
 
 
 @tool_parser("deepseek_v4")
-class DeepSeekV4ToolParser(_DsmlToolParser):
+class DeepSeekV4ToolParser(OrphanInvokeGate, _DsmlToolParser):
+    """V4 follows vLLM's newer V4 tests (docs/deviations.md): text after a closed tool block
+    is content, and a bare invoke needs a declared tool and its closing tag (dsml_orphans)."""
+
     name = "deepseek_v4"
     dialect = V4
-    grammar = dsml_tool_grammar(V4, True)
+    block_ends_turn = False
+    invoke_prefix = V4.invoke_prefix
+    invoke_end = V4.invoke_end
+    grammar = dsml_tool_grammar(V4, True, False)
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        state = self.initial_state()
+        events = self.feed(state, text, ())
+        events.extend(self.finish_events(state))
+        delta = self.events_to_delta(state, events, finished=True)
+        calls = self._collect_calls(state)
+        # Text after the tool block waits in "dc" behind the calls of the same delta.
+        content = ((delta.content if delta else None) or "") + state["dc"]
+        final = self._final_content(content, bool(calls)) if content else None
+        return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=final)
 
 
 @tool_parser("deepseek_v41")
