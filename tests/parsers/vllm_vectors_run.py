@@ -47,7 +47,8 @@ MODEL_FOR = {
     "kimi_k3": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
     "k2_horizon": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
     "poolside_v1": str(Path(__file__).resolve().parents[1] / "models" / "poolside-synth"),
-    "plamo3": "qwen3",
+    # Qwen3 plus PLaMo 3's atomic marker pieces as tokens (vLLM's plamo3 test tokenizers).
+    "plamo3": str(Path(__file__).resolve().parents[1] / "models" / "plamo3-markers"),
     "step3p5": "qwen3",
     "deepseek_v32": "deepseek",
     "deepseek_v4": "deepseek",

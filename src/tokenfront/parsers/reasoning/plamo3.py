@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext
 from tokenfront.parsers.engines.reasoning_grammar import (
     END,
     REASONING,
@@ -107,3 +107,12 @@ class Plamo3ReasoningParser(GrammarReasoningParser):
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
         reasoning, content = super().extract_reasoning(text)
         return self.unfinished.strip(reasoning), content
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        # The held tail flushed at the end: a cut-off marker is dropped, as in one-shot.
+        delta = super().finish(state)
+        if delta is not None and delta.reasoning:
+            delta.reasoning = self.unfinished.strip(delta.reasoning)
+            if delta.reasoning is None and delta.content is None and not delta.tool_calls:
+                return None
+        return delta

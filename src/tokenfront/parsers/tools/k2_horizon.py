@@ -88,6 +88,8 @@ def _content_or_none(content: str) -> str | None:
 @tool_parser("k2_horizon")
 class K2HorizonToolParser(ToolParser):
     name = "k2_horizon"
+    # Required and named tool choices parse the IFM format too (no forced JSON).
+    supports_required_and_named = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)

@@ -11,8 +11,9 @@
 String arguments are raw text, other types JSON (raw text when it does not parse);
 attribute values are XML-unescaped (`&quot;`, `&amp;`). Content is the response body (its
 opener may sit in the prompt) or the text before the tools channel. Streaming sends response
-text as soon as no marker can start in it and each call once its block is closed. As in
-vLLM's KimiK3Parser, the parser also runs for tool_choice "none" and its content is used.
+text as soon as no marker can start in it (up to the end-of-turn `<|close|>message<|sep|>`) and
+each call once its block is closed. As in vLLM's KimiK3Parser, the parser also runs for
+tool_choice "none" and its content is used.
 """
 
 from __future__ import annotations
@@ -54,7 +55,12 @@ _ARG = re.compile(
     re.DOTALL,
 )
 _ATTR = re.compile(r'(?P<k>\w+)="(?P<v>[^"]*)"')
-HOLD = ("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|open|>tools<|sep|>")
+HOLD = (
+    "<|open|>response<|sep|>",
+    "<|close|>response<|sep|>",
+    "<|open|>tools<|sep|>",
+    "<|close|>message<|sep|>",
+)
 
 
 def _attrs(text: str) -> dict[str, str]:
@@ -123,7 +129,10 @@ class KimiK3ToolParser(ToolParser):
         body_start = m_open.end() if m_open is not None else 0
         m_tools = TOOLS_OPEN.search(current, body_start)
         m_close = RESPONSE_CLOSE.search(current, body_start)
-        ends = [m.start() for m in (m_tools, m_close) if m is not None]
+        # The end-of-turn marker ends the streamed response too (vLLM's test: streaming must
+        # match the one-shot content, which strips it; vLLM 0.33.0 streams it).
+        m_message = MESSAGE_CLOSE.search(current, body_start)
+        ends = [m.start() for m in (m_tools, m_close, m_message) if m is not None]
         if ends:
             sendable = min(ends)
         else:

@@ -41,7 +41,12 @@ CALL_START, CALL_END = "<tool_call>", "</tool_call>"
 KEY_START, KEY_END = "<arg_key>", "</arg_key>"
 VAL_START, VAL_END = "<arg_value>", "</arg_value>"
 CALL_RE = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
-DETAIL_RE = re.compile(r"<tool_call>\s*([^\n<]+?)\s*\n?\s*(<arg_key>.*?)?</tool_call>", re.DOTALL)
+# The name starts and ends with a non-space character and one whitespace run follows it (vLLM's
+# test: a whitespace-only name is no call, and whitespace padding must not backtrack
+# quadratically); inner spaces are kept.
+DETAIL_RE = re.compile(
+    r"<tool_call>\s*([^\s<](?:[^\n<]*[^\s<])?)\s*(<arg_key>.*?)?</tool_call>", re.DOTALL
+)
 ARG_RE = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.DOTALL)
 
 

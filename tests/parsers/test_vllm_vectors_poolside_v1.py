@@ -1,0 +1,41 @@
+"""vLLM's poolside_v1 parser tests (issue 8) pinned through the served pipeline.
+
+Vectors from `vllm-project/vllm`
+tests/tool_parsers/test_poolside_v1_tool_parser.py
+(tests/parsers/vllm_vectors/poolside_v1.json),
+one-shot and streamed one token per delta by `vllm_vectors_run`: tool vectors under the tool
+parser (plus the reasoning parser a vector names), reasoning vectors under the reasoning parser
+alone. Runs on tests/models/poolside-synth. `NOT_FOLLOWED` lists the vectors tokenfront does not satisfy, with the reason
+(docs/deviations.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from vllm_vectors_loader import load_vectors
+from vllm_vectors_run import modes, needs_models, problems
+
+# "<test id after the file path>:<mode>" (or without ":<mode>" for every mode) -> reason.
+NOT_FOLLOWED: dict[str, str] = {}
+
+
+def _skipped(vec: dict[str, Any], mode: str) -> bool:
+    name = vec["source"].split("::", 1)[1]
+    return name in NOT_FOLLOWED or f"{name}:{mode}" in NOT_FOLLOWED
+
+
+def _cases() -> list[Any]:
+    return [
+        pytest.param(vec, mode, id=f"{vec['source'].split('::', 1)[1]}:{vec['kind']}:{mode}")
+        for vec in load_vectors("poolside_v1")
+        for mode in modes(vec)
+        if not _skipped(vec, mode)
+    ]
+
+
+@needs_models
+@pytest.mark.parametrize(("vec", "mode"), _cases())
+def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
+    assert problems(vec, mode) == []
