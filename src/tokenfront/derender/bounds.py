@@ -53,9 +53,10 @@ def check_logprobs_bounds(
     if max_logprobs < 0:
         return
     for entry in logprobs.content:
-        if entry.top_logprobs and len(entry.top_logprobs) > max_logprobs:
+        tops = entry.get("top_logprobs")
+        if tops and len(tops) > max_logprobs:
             raise bad_request(
-                f"top_logprobs count ({len(entry.top_logprobs)}) in choice {index} "
+                f"top_logprobs count ({len(tops)}) in choice {index} "
                 f"exceeds max_logprobs ({max_logprobs})."
             )
 

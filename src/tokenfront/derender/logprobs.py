@@ -81,25 +81,25 @@ def resolve_logprobs(
     content: list[LogprobEntry] = []
     token_string = view.token_string
     for entry in logprobs.content:
-        tops = entry.top_logprobs if top_limit is None else entry.top_logprobs[:top_limit]
-        token_str, token_bytes = _resolve_one(
-            view, token_string(entry.token_id), entry.token_id, context
-        )
+        token_id = entry["token_id"]
+        tops = entry.get("top_logprobs") or ()
+        if top_limit is not None:
+            tops = tops[:top_limit]
+        token_str, token_bytes = _resolve_one(view, token_string(token_id), token_id, context)
         top_out: list[LogprobEntry] = []
         for top in tops:
-            top_str, top_bytes = _resolve_one(
-                view, token_string(top.token_id), top.token_id, context
-            )
-            top_out.append({"token": top_str, "logprob": top.logprob, "bytes": top_bytes})
+            top_id = top["token_id"]
+            top_str, top_bytes = _resolve_one(view, token_string(top_id), top_id, context)
+            top_out.append({"token": top_str, "logprob": top["logprob"], "bytes": top_bytes})
         content.append(
             {
                 "token": token_str,
-                "logprob": entry.logprob,
+                "logprob": entry["logprob"],
                 "bytes": token_bytes,
                 "top_logprobs": top_out,
             }
         )
-        context.append(entry.token_id)
+        context.append(token_id)
     return {"content": content}
 
 
@@ -134,7 +134,7 @@ def to_completion_logprobs(
             text_offset.append(offset)
             tokens.append(entry["token"])
             token_logprobs.append(entry["logprob"])
-            if src.top_logprobs:
+            if src.get("top_logprobs"):
                 top_logprobs.append({t["token"]: t["logprob"] for t in entry["top_logprobs"]})
             else:
                 top_logprobs.append(None)

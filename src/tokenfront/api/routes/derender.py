@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from starlette.responses import Response
 
 from tokenfront.api.body import read_json
@@ -28,6 +28,7 @@ from tokenfront.memory import release_free_heap
 from tokenfront.protocol.generate import (
     CHAT_BODY,
     COMPLETION_BODY,
+    DerenderBodyAdapter,
     DerenderChatStreamRequest,
     DerenderCompletionStreamRequest,
 )
@@ -64,7 +65,7 @@ def state_codec(app: Any, state: AppState) -> StateCodec:
     return codec
 
 
-def _validate(adapter: TypeAdapter[Any], data: Any) -> Any:
+def _validate(adapter: DerenderBodyAdapter[Any], data: Any) -> Any:
     try:
         return adapter.validate_python(data)
     except ValidationError as exc:
@@ -74,7 +75,7 @@ def _validate(adapter: TypeAdapter[Any], data: Any) -> Any:
 def _run(
     state: AppState,
     codec: StateCodec,
-    adapter: TypeAdapter[Any],
+    adapter: DerenderBodyAdapter[Any],
     data: Any,
     plain: Callable[..., dict[str, Any]],
     streamed: Callable[..., dict[str, Any]],
