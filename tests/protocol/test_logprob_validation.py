@@ -15,10 +15,16 @@ def _chat(content: object) -> dict[str, object]:
 
 def test_valid_entries_are_plain_dicts_with_their_optional_keys_absent() -> None:
     body = CHAT_BODY.validate_python(
-        _chat([{"token_id": 7, "logprob": -0.5, "top_logprobs": [{"token_id": 7, "logprob": -0.5}]}])
+        _chat(
+            [{"token_id": 7, "logprob": -0.5, "top_logprobs": [{"token_id": 7, "logprob": -0.5}]}]
+        )
     )
     entry = body.generate_response.choices[0].logprobs.content[0]
-    assert entry == {"token_id": 7, "logprob": -0.5, "top_logprobs": [{"token_id": 7, "logprob": -0.5}]}
+    assert entry == {
+        "token_id": 7,
+        "logprob": -0.5,
+        "top_logprobs": [{"token_id": 7, "logprob": -0.5}],
+    }
 
 
 @pytest.mark.parametrize(
