@@ -27,6 +27,7 @@ from tokenfront.render.chat_template import (
 from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES
 from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
+from tokenfront.render.media_inputs import check_media_support
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import (
     check_mistral_request,
@@ -175,6 +176,7 @@ def render_prompt(
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
     if mode is not None:  # vLLM renders these families with its own encoder, not the template
+        check_media_support(model, request.messages)
         conversation = to_conversation(request.messages, encoder_content_format(mode))
         text = encode_prompt(mode, conversation, tools, kwargs, request.messages)
         return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
@@ -185,6 +187,7 @@ def render_prompt(
 
 
 def _k3_prompt_ids(model: ServedModel, request: ChatCompletionRequest) -> list[int]:
+    check_media_support(model, request.messages)
     tools = request.tool_dicts()
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),

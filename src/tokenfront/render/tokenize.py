@@ -14,8 +14,10 @@ from tokenfront.protocol.requests import (
 from tokenfront.render.chat import check_request_template
 from tokenfront.render.chat_params import default_template_kwargs, merge_kwargs
 from tokenfront.render.chat_template import NO_TEMPLATE_MESSAGE, render_chat, resolve_content_format
+from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES, render_harmony_prompt
 from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
+from tokenfront.render.media_inputs import check_media_support
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import is_mistral_tokenizer, tokenize_mistral_chat
 from tokenfront.tokenization.registry import ServedModel
@@ -95,7 +97,9 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
             request.continue_final_message,
         )
     template = request.chat_template or model.chat_template
-    if template is None and not uses_k3_renderer(model):
+    mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
+    k3 = uses_k3_renderer(model)
+    if template is None and mode is None and not k3:
         raise APIError(NO_TEMPLATE_MESSAGE)
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
@@ -107,12 +111,19 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
             },
         ),
     )
-    if uses_k3_renderer(model):  # vLLM's K3 renderer: the tokenizer encodes to ids directly
+    if mode is not None or k3:
+        check_media_support(model, request.messages)
+    if k3:  # vLLM's K3 renderer: the tokenizer encodes to ids directly
         server_template = model.chat_template if model.options.chat_template else None
         conversation = to_conversation(request.messages, "string")
         return render_k3_ids(model, conversation, kwargs, chat_template=request.chat_template or server_template)
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
+    if mode is not None:  # vLLM's DeepSeek renderers encode with their own encoder
+        conversation = to_conversation(request.messages, encoder_content_format(mode))
+        text = encode_prompt(mode, conversation, tools, kwargs, request.messages)
+        return list(model.tokenizer(text, add_special_tokens=request.add_special_tokens)["input_ids"])
+    assert template is not None
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)
     text = render_chat(model.tokenizer, template, conversation, tools, kwargs)

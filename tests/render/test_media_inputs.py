@@ -1,0 +1,49 @@
+"""Media parts on the model-specific renderers (`render/media_inputs.py`); served parity in
+tests/golden/vllm-dsimage.jsonl."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tokenfront.api.errors import APIError
+from tokenfront.render.media_inputs import check_media_support, has_media, is_media_part
+
+_IMG = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+
+
+def _model(architectures: list[str], names: list[str]) -> Any:
+    return SimpleNamespace(
+        hf_config={"architectures": architectures},
+        options=SimpleNamespace(served_model_name=names, model="/models/x"),
+    )
+
+
+def test_media_parts() -> None:
+    assert is_media_part(_IMG)
+    assert is_media_part({"type": "input_image", "image_url": "x"})
+    assert is_media_part({"image_url": {"url": "x"}})  # typeless
+    assert is_media_part({"type": "image_url", "image_url": None, "uuid": "u"})
+    assert not is_media_part({"type": "text", "text": "x"})
+    assert not is_media_part("text")
+    assert has_media([{"role": "user", "content": ["a", _IMG]}])
+    assert not has_media([{"role": "user", "content": "a"}, {"role": "tool"}])
+
+
+def test_text_only_architecture_rejects_media() -> None:
+    messages = [{"role": "user", "content": [{"type": "text", "text": "?"}, _IMG]}]
+    with pytest.raises(APIError) as err:
+        check_media_support(_model(["DeepseekV3ForCausalLM"], ["deepseek", "alias"]), messages)
+    assert err.value.message == "deepseek is not a multimodal model"
+    with pytest.raises(APIError) as err:
+        check_media_support(_model(["Qwen3ForCausalLM"], []), messages)
+    assert err.value.message == "/models/x is not a multimodal model"
+
+
+def test_multimodal_architecture_and_text_pass() -> None:
+    messages = [{"role": "user", "content": [_IMG]}]
+    check_media_support(_model(["DeepseekV41ForCausalLM"], ["d"]), messages)
+    check_media_support(_model(["KimiK3ForConditionalGeneration"], ["k"]), messages)
+    check_media_support(_model(["Qwen3ForCausalLM"], ["q"]), [{"role": "user", "content": "hi"}])
