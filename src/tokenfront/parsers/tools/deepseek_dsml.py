@@ -192,6 +192,46 @@ class DsmlParamCodec:
         return None
 
 
+def _end_window(text: str, value_end: regex.Pattern[str]) -> str:
+    """The tail of `text` from its last `<` when that could still grow into a value end."""
+    start = text.rfind("<")
+    if start < 0:
+        return ""
+    tail = text[start:]
+    return tail if value_end.fullmatch(tail, partial=True) else ""
+
+
+class DsmlStreamingCodec(DsmlParamCodec):
+    """DsmlParamCodec whose open `string="true"` value streams as it grows, before its closing
+    tag (vLLM's tests: `test_long_string_parameter_incremental_streaming`, GitHub #52846);
+    whether the value may stream is still the engine's (a schema string key, or no schema)."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        super().__init__(dialect)
+        start, close = regex.escape(dialect.param_start), regex.escape(dialect.param_close)
+        self._value_end = regex.compile(rf"{close}|{start}\s+name=")
+
+    def open_value(self, raw: str) -> dict[str, Any] | None:  # type: ignore[override]
+        last_end, names = 0, set()
+        for m in self._param.finditer(raw):
+            names.add(m.group(1))
+            last_end = m.end()
+        pm = self._partial.search(raw, last_end)
+        if pm is None or pm.group(2) != "true" or pm.group(1) in names:
+            return None
+        if _end_window(pm.group(3), self._value_end):
+            return None  # the value may already be ending: re-convert instead
+        return {"window": ""}
+
+    def extend(self, state: dict[str, Any], delta: str) -> str | None:  # type: ignore[override]
+        text = state["window"] + delta
+        if self._value_end.search(text):
+            return None
+        window = _end_window(text, self._value_end)
+        state["window"] = window
+        return json.dumps(text[: len(text) - len(window)], ensure_ascii=False)[1:-1]
+
+
 def unwrap_wrapper_args(args_json: str, tools: list[dict[str, Any]] | None, name: str) -> str:
     """`{"arguments": {...}}` / `{"input": {...}}` wrapping the real arguments is unwrapped
     when the tool declares neither key and the inner keys all belong to its schema."""
@@ -229,7 +269,9 @@ _XML_EVENTS = {
 
 
 @cache
-def dsml_tool_grammar(dialect: Dialect, thinking: bool, block_ends_turn: bool = True) -> Grammar:
+def dsml_tool_grammar(
+    dialect: Dialect, thinking: bool, block_ends_turn: bool = True, stream_strings: bool = False
+) -> Grammar:
     return Grammar(
         name="deepseek_dsml",
         terminals=dialect.terminals(),
@@ -238,7 +280,7 @@ def dsml_tool_grammar(dialect: Dialect, thinking: bool, block_ends_turn: bool = 
             (s, t): (n, tuple(_XML_EVENTS[e] for e in events))
             for s, t, n, events in dialect.rows(thinking, block_ends_turn)
         },
-        codec=DsmlParamCodec(dialect),
+        codec=DsmlStreamingCodec(dialect) if stream_strings else DsmlParamCodec(dialect),
         strip_content_ws_with_tools=False,
         arg_structural_chars=frozenset(">"),
     )
@@ -252,17 +294,19 @@ class _DsmlToolParser(MarkupToolParser):
         return unwrap_wrapper_args(super().convert_args(raw, partial, name), self.tools, name)
 
     block_ends_turn: ClassVar[bool] = True
+    stream_strings: ClassVar[bool] = False
 
     def grammar_for(self, ctx: ParseContext) -> Grammar:
         thinking = self.dialect.reasoning and thinking_from_kwargs(ctx.chat_template_kwargs or {})
-        return dsml_tool_grammar(self.dialect, thinking, self.block_ends_turn)
+        return dsml_tool_grammar(self.dialect, thinking, self.block_ends_turn, self.stream_strings)
 
 
 @tool_parser("deepseek_v32")
 class DeepSeekV32ToolParser(_DsmlToolParser):
     name = "deepseek_v32"
     dialect = V32
-    grammar = dsml_tool_grammar(V32, False)
+    stream_strings = True
+    grammar = dsml_tool_grammar(V32, False, True, True)
 
 
 @tool_parser("deepseek_v4")
@@ -273,9 +317,10 @@ class DeepSeekV4ToolParser(OrphanInvokeGate, _DsmlToolParser):
     name = "deepseek_v4"
     dialect = V4
     block_ends_turn = False
+    stream_strings = True
     invoke_prefix = V4.invoke_prefix
     invoke_end = V4.invoke_end
-    grammar = dsml_tool_grammar(V4, True, False)
+    grammar = dsml_tool_grammar(V4, True, False, True)
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         state = self.initial_state()
