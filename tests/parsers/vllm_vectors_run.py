@@ -53,6 +53,17 @@ MODEL_FOR = {
     "deepseek_v32": "deepseek",
     "deepseek_v4": "deepseek",
     "deepseek_v41": "deepseek",
+    "cohere_command3": str(Path(__file__).resolve().parents[1] / "models" / "cohere-synth"),
+    "cohere_command4": str(Path(__file__).resolve().parents[1] / "models" / "cohere-synth"),
+    "hy_v3": str(Path(__file__).resolve().parents[1] / "models" / "hy-synth"),
+    "hy_v4": str(Path(__file__).resolve().parents[1] / "models" / "hy-synth"),
+    "muse": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    "muse_glimmer": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    "musespark1x": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    "granite-20b-fc": "qwen3",
+    "granite_thinking_parser": "qwen3",
+    "holo2": "qwen3",
+    "nemotron_v3": "qwen3",
 }
 
 # Vectors whose vLLM test used a v11+ Mistral tokenizer ("mistral_tokenizer"): the shared tekken
@@ -88,6 +99,8 @@ def gpt_oss_model() -> str:
 
 
 def model_for(vec: dict[str, Any]) -> str:
+    if vec.get("test_model"):  # a tests/models dir with the vocabulary the vLLM test used
+        return str(Path(__file__).resolve().parents[1] / "models" / vec["test_model"])
     if vec.get("mistral_tokenizer") in ("v11", "v13"):
         return str(MISTRAL_V11)
     if vec["parser"] == "openai" and GPT_OSS_BUILDER.exists():

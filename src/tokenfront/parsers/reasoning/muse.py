@@ -34,6 +34,9 @@ _STRIP_OPEN_REASONING = re.compile(
     r"(?:(?!<\|eom\|>)(?!" + _HEADER_PAT + r").)*(?=" + _HEADER_PAT + r"|$)",
     re.DOTALL,
 )
+_BARE_HEADER = re.compile(
+    r"\s*(?:<\|start\|>assistant\s*)?<\|message\|>(.*?)(?=<\|eot\|>|<\|eom\|>|$)", re.DOTALL
+)
 _OPEN_REASONING = re.compile(
     r"to=self<\|message\|>((?:(?!<\|eom\|>)(?!" + _HEADER_PAT + r").)*)(?=" + _HEADER_PAT + r"|$)",
     re.DOTALL,
@@ -172,12 +175,14 @@ class MuseReasoningParser(ReasoningParser):
             else:
                 content = "".join(b for r, b, _, _ in messages if r in ("user", "commentary"))
             return reasoning, content or None
-        found = _REASONING.findall(_COLLAPSE.sub("\n", text))
-        reasoning_text = "\n".join(found) if found else None
+        # reasoning blocks concatenate (tests/parser/engine/test_muse_glimmer.py; vLLM 0.33.0
+        # joined them with newlines)
+        found = _REASONING.findall(_COLLAPSE.sub("", text))
+        reasoning_text = "".join(found) or None
         open_match = _OPEN_REASONING.search(text)
         if open_match and open_match.group(1):
             partial = open_match.group(1)
-            reasoning_text = f"{reasoning_text}\n{partial}" if reasoning_text else partial
+            reasoning_text = f"{reasoning_text}{partial}" if reasoning_text else partial
         remainder = _STRIP_OPEN_REASONING.sub("", _STRIP_REASONING.sub("", text))
         if _has_atem(remainder):
             return reasoning_text, remainder or None
@@ -186,6 +191,9 @@ class MuseReasoningParser(ReasoningParser):
             return reasoning_text, m.group(1) or None
         if "to=self<|message|>" in text:
             return reasoning_text, None
+        bare = _BARE_HEADER.match(text)
+        if bare:  # a header without recipient: untagged content (test_muse_glimmer.py)
+            return None, bare.group(1) or None
         return None, text or None
 
     # ---- streaming -------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from tokenfront.parsers.engines.reasoning_grammar import (
     Grammar,
     GrammarReasoningParser,
     GrammarSpec,
-    enable_thinking_only,
+    always_on,
 )
 from tokenfront.parsers.reasoning.qwen3 import xml_call_grammar
 from tokenfront.parsers.registry import reasoning_parser
@@ -36,7 +36,7 @@ def _granite_thinking(thinking: bool) -> Grammar:
 
 @reasoning_parser("nemotron_v3")
 class NemotronV3ReasoningParser(GrammarReasoningParser):
-    spec = GrammarSpec(_nemotron, enable_thinking_only)
+    spec = GrammarSpec(_nemotron, always_on)
 
     def _forces_content(self) -> bool:
         kwargs = self.ctx.chat_template_kwargs or {}
@@ -71,7 +71,7 @@ class NemotronV3ReasoningParser(GrammarReasoningParser):
 
 @reasoning_parser("granite_thinking_parser")
 class GraniteThinkingReasoningParser(NemotronV3ReasoningParser):
-    spec = GrammarSpec(_granite_thinking, enable_thinking_only)
+    spec = GrammarSpec(_granite_thinking, always_on)
 
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
         reasoning, content = GrammarReasoningParser.extract_reasoning(self, text)

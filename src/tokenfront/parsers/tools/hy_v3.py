@@ -254,38 +254,8 @@ class HYV3ToolParser(ToolParser):
             args_text, remaining = buf[:end], buf[end + len(self.call_end) :]
         else:
             args_text, remaining = buf, ""
-        name = st["name"] or ""
         done: dict[str, Any] = st["done"]
-        last_end = 0
-        for match in self.args_re.finditer(args_text):
-            key = match.group(1).strip()
-            if key not in done:
-                done[key] = self._value(match.group(2), name, key)
-            last_end = match.end()
-        tail = args_text[last_end:]
-        partial_key: str | None = None
-        partial_value: str | None = None
-        ks = tail.find(self.key_start)
-        if ks != -1:
-            ke = tail.find(self.key_end, ks + len(self.key_start))
-            if ke != -1:
-                partial_key = tail[ks + len(self.key_start) : ke].strip()
-                st["key"] = partial_key
-                st["is_str"] = schema_types(self._arg_schema(name, partial_key)) == {"string"}
-                vs = tail.find(self.val_start, ke)
-                if vs != -1 and st["is_str"]:
-                    partial_value = tail[vs + len(self.val_start) :]
-            else:
-                st["key"] = None
-                st["is_str"] = False
-        parts = [f"{dumps(k)}: {dumps(v)}" for k, v in done.items()]
-        if partial_key is not None and partial_value is not None:
-            escaped = (
-                partial_value.replace("\\", "\\\\").replace('"', '\\"')
-                .replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-            )  # fmt: skip
-            parts.append(f'{dumps(partial_key)}: "{escaped}')
-        snapshot = "{" + ", ".join(parts) + "}"
+        snapshot, _ = self._snapshot(st, args_text)
         diff: str | None = None
         if complete:
             final = dumps(done)
@@ -320,6 +290,54 @@ class HYV3ToolParser(ToolParser):
                 return DeltaMessage(tool_calls=extra)
             delta.tool_calls.extend(extra)
         return delta
+
+    def _snapshot(self, st: JSONState, args_text: str) -> tuple[str, bool]:
+        """The arguments JSON so far (closed pairs, then an open string value without its
+        closing quote) and whether such an open string value ends it."""
+        name = st["name"] or ""
+        done: dict[str, Any] = st["done"]
+        last_end = 0
+        for match in self.args_re.finditer(args_text):
+            key = match.group(1).strip()
+            if key not in done:
+                done[key] = self._value(match.group(2), name, key)
+            last_end = match.end()
+        tail = args_text[last_end:]
+        partial_key: str | None = None
+        partial_value: str | None = None
+        ks = tail.find(self.key_start)
+        if ks != -1:
+            ke = tail.find(self.key_end, ks + len(self.key_start))
+            if ke != -1:
+                partial_key = tail[ks + len(self.key_start) : ke].strip()
+                st["key"] = partial_key
+                st["is_str"] = schema_types(self._arg_schema(name, partial_key)) == {"string"}
+                vs = tail.find(self.val_start, ke)
+                if vs != -1 and st["is_str"]:
+                    partial_value = tail[vs + len(self.val_start) :]
+            else:
+                st["key"] = None
+                st["is_str"] = False
+        parts = [f"{dumps(k)}: {dumps(v)}" for k, v in done.items()]
+        open_string = partial_key is not None and partial_value is not None
+        if open_string:
+            escaped = (
+                str(partial_value).replace("\\", "\\\\").replace('"', '\\"')
+                .replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+            )  # fmt: skip
+            parts.append(f'{dumps(partial_key)}: "{escaped}')
+        return "{" + ", ".join(parts) + "}", open_string
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """A stream cut before `</tool_call>`: send the withheld end of the open call's
+        arguments (the closing quote of an open string value and the brace), so the client
+        holds valid JSON (vLLM's tests/tool_parsers/test_hy_truncated_stream.py)."""
+        if not state or state.get("name") is None:
+            return None
+        snapshot, open_string = self._snapshot(state, state["buf"])
+        rest = snapshot[state["sent"] : -1] + ('"' if open_string else "") + "}"
+        state["sent"] = len(snapshot)
+        return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
 
     def _drain(self, st: JSONState) -> list[DeltaToolCall]:
         out: list[DeltaToolCall] = []

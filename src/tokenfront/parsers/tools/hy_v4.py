@@ -59,11 +59,12 @@ class HYV4ToolParser(ToolParser):
         self.call_re = re.compile(
             rf"{re.escape(self.call_start)}(.*?){re.escape(self.call_end)}", re.DOTALL
         )
-        self.args_re = re.compile(
-            rf"{re.escape(self.key_start)}(.*?){re.escape(self.key_end)}"
-            rf"{re.escape(self.val_start)}(.*?){re.escape(self.val_end)}",
-            re.DOTALL,
-        )
+        key = rf"{re.escape(self.key_start)}(.*?){re.escape(self.key_end)}"
+        value = rf"{re.escape(self.val_start)}(.*?){re.escape(self.val_end)}"
+        self.args_re = re.compile(key + value, re.DOTALL)
+        # streaming also reads a pair with whitespace between its tags (vLLM's
+        # test_hy_truncated_stream.py::test_hy4_truncated_with_whitespace_between_tags)
+        self.stream_args_re = re.compile(key + r"\s*" + value, re.DOTALL)
         self.calls_start_id = self.vocab_id(self.calls_start)
         if self.calls_start_id is None or self.vocab_id(self.calls_end) is None:
             raise RuntimeError(
@@ -133,7 +134,7 @@ class HYV4ToolParser(ToolParser):
     def initial_state(self) -> JSONState:
         return {
             "buf": "", "seen": False, "closed": False, "tail": "", "tool": -1, "name": None,
-            "done": {}, "sent": 0, "prev": [], "streamed": [],
+            "pairs": [], "sent": 0, "prev": [], "streamed": [],
         }  # fmt: skip
 
     def stream(
@@ -200,13 +201,41 @@ class HYV4ToolParser(ToolParser):
             args_text, remaining = buf[:end], buf[end + len(self.call_end) :]
         else:
             args_text, remaining = buf, ""
+        snapshot, _ = self._snapshot(st, args_text)
+        diff: str | None = None
+        if complete:
+            done = dict(st["pairs"])  # a repeated key: the later value wins, as one-shot
+            final = dumps(done)
+            if final[: st["sent"]] != snapshot[: st["sent"]]:
+                # a repeated key was already streamed: keep the sent prefix valid JSON
+                final = snapshot
+            if st["sent"] < len(final):
+                diff = final[st["sent"] :]
+            st["prev"].append({"name": st["name"], "arguments": done})
+            st["streamed"].append(final)
+            st.update({"name": None, "pairs": [], "sent": 0, "buf": remaining})
+        else:
+            end = len(snapshot) - 1
+            if end > st["sent"]:
+                diff = snapshot[st["sent"] : end]
+                st["sent"] = end
+        if new_name is not None:
+            return DeltaToolCall(index=st["tool"], id=random_tool_call_id(), type="function",
+                                 name=new_name, arguments=diff or None)
+        if diff:
+            return DeltaToolCall(index=st["tool"], arguments=diff)
+        return None
+
+    def _snapshot(self, st: JSONState, args_text: str) -> tuple[str, bool]:
+        """The arguments JSON so far: every closed pair in order (a repeated key included),
+        then an open string value without its closing quote; and whether that value is open."""
         name = st["name"] or ""
-        done: dict[str, Any] = st["done"]
+        pairs: list[list[Any]] = st["pairs"]
         last_end = 0
-        for match in self.args_re.finditer(args_text):
-            key = match.group(1).strip()
-            if key not in done:
-                done[key] = self._value(match.group(2), name, key)
+        for i, match in enumerate(self.stream_args_re.finditer(args_text)):
+            if i >= len(pairs):
+                key = match.group(1).strip()
+                pairs.append([key, self._value(match.group(2), name, key)])
             last_end = match.end()
         tail = args_text[last_end:]
         partial_key: str | None = None
@@ -220,29 +249,22 @@ class HYV4ToolParser(ToolParser):
                 if vs != -1 and schema_types(self._arg_schema(name, partial_key)) == {"string"}:
                     raw = tail[vs + len(self.val_start) :]
                     partial_value = raw[: len(raw) - overlap(raw, self.val_end)]
-        parts = [f"{dumps(k)}: {dumps(v)}" for k, v in done.items()]
-        if partial_key is not None and partial_value is not None:
+        parts = [f"{dumps(k)}: {dumps(v)}" for k, v in pairs]
+        open_string = partial_key is not None and partial_value is not None
+        if open_string:
             parts.append(f'{dumps(partial_key)}: "{dumps(partial_value)[1:-1]}')
-        snapshot = "{" + ", ".join(parts) + "}"
-        diff: str | None = None
-        if complete:
-            final = dumps(done)
-            if st["sent"] < len(final):
-                diff = final[st["sent"] :]
-            st["prev"].append({"name": st["name"], "arguments": done})
-            st["streamed"].append(final)
-            st.update({"name": None, "done": {}, "sent": 0, "buf": remaining})
-        else:
-            end = len(snapshot) - 1
-            if end > st["sent"]:
-                diff = snapshot[st["sent"] : end]
-                st["sent"] = end
-        if new_name is not None:
-            return DeltaToolCall(index=st["tool"], id=random_tool_call_id(), type="function",
-                                 name=new_name, arguments=diff or None)
-        if diff:
-            return DeltaToolCall(index=st["tool"], arguments=diff)
-        return None
+        return "{" + ", ".join(parts) + "}", open_string
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """A stream cut before `</tool_call>`: send the withheld end of the open call's
+        arguments (an open string value's closing quote and the brace), so the client holds
+        valid JSON (vLLM's tests/tool_parsers/test_hy_truncated_stream.py)."""
+        if not state or state.get("name") is None:
+            return None
+        snapshot, open_string = self._snapshot(state, state["buf"])
+        rest = snapshot[state["sent"] : -1] + ('"' if open_string else "") + "}"
+        state["sent"] = len(snapshot)
+        return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
 
     def remaining_args(self, state: JSONState) -> str:
         prev = state.get("prev") or []
