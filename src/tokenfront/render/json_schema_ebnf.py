@@ -134,6 +134,7 @@ class _Converter:
         self.rules: list[_Rule] = []
         self.names: set[str] = set()
         self.defs: dict[str, str] = {}
+        self.def_schemas: list[tuple[Any, str]] = []  # a schema equal to a resolved one reuses it
 
     # ---- rules ------------------------------------------------------------------------------
     def _reserve(self, name: str) -> _Rule:
@@ -174,7 +175,12 @@ class _Converter:
 
     def _value(self, schema: Any, name: str) -> str:
         plain = self._plain(schema)
-        return plain if plain is not None else self._define(name, schema)
+        if plain is not None:
+            return plain
+        for resolved, rule_name in self.def_schemas:
+            if resolved == schema:
+                return rule_name
+        return self._define(name, schema)
 
     def _visit(self, schema: Any, rule: _Rule) -> Alternatives:
         plain = self._plain(schema)
@@ -245,6 +251,7 @@ class _Converter:
                 if ref not in self.defs:
                     self.defs[ref] = name
                     self._define(name, table[key])
+                    self.def_schemas.append((table[key], name))
                 return self.defs[ref]
         raise UnsupportedSchema(f"$ref {ref!r}")
 
