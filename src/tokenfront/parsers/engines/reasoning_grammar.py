@@ -91,6 +91,12 @@ class _Compiled:
     boundary_ids: frozenset[int]
     start_opens: bool
     content_events: dict[str, str] = field(default_factory=dict)
+    # Every id `is_reasoning_end` reacts to: one set test per prompt token on the way back.
+    decisive_ids: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        start = {self.start_id} if self.start_id is not None else set()
+        self.decisive_ids = self.end_ids | self.boundary_ids | start
 
 
 _CACHE: IdentityCache[tuple[GrammarSpec, _Compiled]] = IdentityCache()
@@ -176,7 +182,10 @@ class GrammarReasoningParser(ReasoningParser):
     # ---- prompt facts -------------------------------------------------------------------
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         c = self.c
+        decisive = c.decisive_ids
         for tid in reversed(token_ids):
+            if tid not in decisive:
+                continue
             if tid in c.end_ids:
                 return True
             if tid == c.start_id:
