@@ -109,6 +109,16 @@ class Olmo3ReasoningParser(ReasoningParser):
             return None
         return self._process(state)
 
+    def fallback_content(self, state: JSONState) -> str | None:
+        """Content held after `</think>` when the stream ends (one chunk holding the marker and
+        the answer); vLLM 0.33.0 loses it, its test_single_delta_preserves_content_after_end_marker
+        asserts it is sent."""
+        buf = state["buf"]
+        if not state["content"] or not buf or _partial(buf, START) or _partial(buf, END):
+            return None  # a held marker prefix stays held, as in 0.33.0
+        held, state["buf"] = state["buf"], ""
+        return held
+
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> tuple[DeltaMessage | None, bool]:
@@ -119,4 +129,11 @@ class Olmo3ReasoningParser(ReasoningParser):
             window = list(state["tail"]) + list(delta_ids)
             state["ended"] = self.is_reasoning_end(window)
             state["tail"] = window[-2:]
+            if state["ended"] and state["content"] and state["buf"]:
+                # The chunk that ends the reasoning also holds content (several tokens per
+                # delta): later chunks bypass this parser, so it goes out now (vLLM's
+                # test_single_delta_preserves_content_after_end_marker; 0.33.0 loses it).
+                delta = delta or DeltaMessage()
+                delta.content = (delta.content or "") + state["buf"]
+                state["buf"] = ""
         return delta, state["ended"]
