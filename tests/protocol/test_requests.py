@@ -71,3 +71,19 @@ def test_completion_prompt_checks() -> None:
         CompletionRequest.model_validate({"prompt": ""})
     req = CompletionRequest.model_validate({"prompt": [[1, 2], [3]], "max_tokens": None})
     assert req.max_tokens == 16
+
+
+def test_request_ids_are_16_hex_digits_and_differ_in_forked_workers() -> None:
+    import os
+
+    from tokenfront.protocol.requests import new_request_id
+
+    assert len(new_request_id()) == 16 and int(new_request_id(), 16) >= 0
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: the random module reseeds after fork
+        os.write(write, new_request_id().encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    child_id = os.read(read, 16).decode()
+    assert child_id != new_request_id()
