@@ -2,7 +2,7 @@
 
 The PLaMo 3 grammar (`tools/plamo3.py`) with tool parsing skipped: output starts in reasoning
 unless `enable_thinking` is false; the tool-requests opener and the end-of-turn tag also end
-it. The prompt decides nothing (its markers are several tokens); a cut-off marker at the end of
+it, and nothing after the end-of-turn tag is output. The prompt decides nothing (its markers are several tokens); a cut-off marker at the end of
 the reasoning is dropped.
 """
 
@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext
+from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 from tokenfront.parsers.engines.reasoning_grammar import (
     END,
     REASONING,
@@ -23,7 +24,13 @@ from tokenfront.parsers.engines.reasoning_grammar import (
     GrammarSpec,
 )
 from tokenfront.parsers.registry import reasoning_parser
-from tokenfront.parsers.tools.plamo3 import EOT, THINK, TOOL_MARKERS, UnfinishedMarkers
+from tokenfront.parsers.tools.plamo3 import (
+    EOT,
+    S_AFTER_TURN,
+    THINK,
+    TOOL_MARKERS,
+    UnfinishedMarkers,
+)
 
 PRE, NAME, ARGS, BETWEEN = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
 CALL_START, CALL_END = "TOOL_CALL_START", "TOOL_CALL_END"
@@ -40,8 +47,8 @@ def _plamo3(thinking: bool) -> Grammar:
         (ARGS, "TOOL_ARGS_END", BETWEEN, ()),
         (BETWEEN, "TOOL_REQUEST_END", PRE, (CALL_END,)),
         (PRE, "TOOL_REQUESTS_END", TEXT, ()),
-        (REASONING, "EOT", TEXT, (END,)),
-        *[(s, "EOT", TEXT, ()) for s in (TEXT, PRE, NAME, ARGS, BETWEEN)],
+        (REASONING, "EOT", S_AFTER_TURN, (END,)),
+        *[(s, "EOT", S_AFTER_TURN, ()) for s in (TEXT, PRE, NAME, ARGS, BETWEEN)],
     ]
     if thinking:
         rows += [
@@ -107,6 +114,24 @@ class Plamo3ReasoningParser(GrammarReasoningParser):
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
         reasoning, content = super().extract_reasoning(text)
         return self.unfinished.strip(reasoning), content
+
+    def content_after_reasoning(self, state: JSONState, text: str) -> str | None:
+        """Pipeline hook (no tool parser): streamed content ends at `<|plamo:tag|>`.
+
+        A possible start of the tag is held back; one-shot drops the text after the tag too.
+        """
+        if not text:
+            return text  # an empty content delta stays one (vLLM streams `""`)
+        if state.get("eot") or state.get("st") == S_AFTER_TURN:  # the tag ended the reasoning
+            return None
+        current = state.get("eh", "") + text
+        at = current.find(EOT)
+        if at >= 0:
+            state["eot"], state["eh"] = True, ""
+            return current[:at] or None
+        keep = len(current) - partial_tag_overlap(current, EOT)
+        state["eh"] = current[keep:]
+        return current[:keep] or None
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
         # The held tail flushed at the end: a cut-off marker is dropped, as in one-shot.

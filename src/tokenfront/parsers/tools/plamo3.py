@@ -8,9 +8,9 @@
 
 The markers are written with several tokens, so they are matched as text. Output starts in
 reasoning unless `enable_thinking` is false (`<|plamo:begin_think:plamo|>` /
-`<|plamo:end_think:plamo|>`), and `<|plamo:tag|>` ends the turn. Arguments are the raw JSON
-text (no schema conversion); a marker cut off at the very end (a text prefix of a marker) is
-dropped from names, reasoning, content and argument tails.
+`<|plamo:end_think:plamo|>`), and `<|plamo:tag|>` ends the turn (later text is dropped).
+Arguments are the raw JSON text (no schema conversion); a marker cut off at the very end (a text
+prefix of a marker) is dropped from names, reasoning, content and argument tails.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from tokenfront.parsers.engines.xml_params import (
 from tokenfront.parsers.registry import tool_parser
 
 MARKER_HEAD = "<|plamo:"
+S_AFTER_TURN = "AFTER_TURN"  # after `<|plamo:tag|>`: nothing is output
 THINK = {"THINK_START": "<|plamo:begin_think:plamo|>", "THINK_END": "<|plamo:end_think:plamo|>"}
 EOT = "<|plamo:tag|>"
 TOOL_MARKERS = {
@@ -67,9 +68,10 @@ _TOOL_ROWS = {
     (S_ARGS, "TOOL_ARGS_END"): (S_BETWEEN, ()),
     (S_BETWEEN, "TOOL_REQUEST_END"): (S_PREAMBLE, (E_CALL_END,)),
     (S_PREAMBLE, "TOOL_REQUESTS_END"): (S_CONTENT, ()),
-    # The end-of-turn tag never reaches the output.
-    (S_REASONING, "EOT"): (S_CONTENT, (E_REASONING_END,)),
-    **{(s, "EOT"): (S_CONTENT, ()) for s in (S_CONTENT, S_PREAMBLE, S_NAME, S_ARGS, S_BETWEEN)},
+    # The end-of-turn tag never reaches the output, nor does what follows it (vLLM's pre-engine
+    # PLaMo 3 tests; 0.33.0 keeps that text: docs/deviations.md).
+    (S_REASONING, "EOT"): (S_AFTER_TURN, (E_REASONING_END,)),
+    **{(s, "EOT"): (S_AFTER_TURN, ()) for s in (S_CONTENT, S_PREAMBLE, S_NAME, S_ARGS, S_BETWEEN)},
 }
 
 
