@@ -319,10 +319,13 @@ def test_kimi_id_style_counts_history() -> None:
         p.tool_cls.supports_required_and_named = False
 
 
-def test_hunyuan_multi_token_chunk_is_a_stream_error() -> None:
+def test_hunyuan_multi_token_chunk_is_read_token_by_token() -> None:
+    # vLLM 0.33.0 fails such a chunk; its test asserts the one-token result (docs/deviations.md).
     p = ChatOutputParser(tokenizer("synthetic-multi"), None, "hunyuan_a13b", enable_auto_tools=False)
+    delta, _ = p.stream(None, "ab", [64, 65], ctx(tools=None, tool_choice="none"), finished=False)
+    assert delta is not None and delta.content == "ab"
     with pytest.raises(StreamParseError):
-        p.stream(None, "ab", [64, 65], ctx(tools=None, tool_choice="none"), finished=False)
+        p.stream(None, "ab", [], ctx(tools=None, tool_choice="none"), finished=False)
 
 
 def test_tool_parser_without_auto_tools_is_inactive() -> None:

@@ -1,8 +1,10 @@
 """hunyuan_a13b: `<think>\\n...\\n</think>\\n<answer>\\n...\\n</answer>` tracked by id sequences.
 
-vLLM's parser matches fixed token-id sequences of the Hunyuan tokenizer and insists on one
-token per streamed chunk; with another tokenizer the sequences are just numbers, which is
-reproduced as is.
+vLLM's parser matches fixed token-id sequences of the Hunyuan tokenizer; with another
+tokenizer the sequences are just numbers, which is reproduced as is. vLLM 0.33.0 insists on one
+token per streamed chunk (an assertion: the request fails); vLLM's
+tests/reasoning/test_hunyuan_reasoning_parser.py asserts that a multi-token chunk gives what
+feeding its tokens one at a time gives, which is what happens here (docs/deviations.md).
 """
 
 from __future__ import annotations
@@ -59,9 +61,42 @@ class HunyuanA13BReasoningParser(ReasoningParser):
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> tuple[DeltaMessage | None, bool]:
-        if len(delta_ids) != 1:
-            raise AssertionError("hunyuan_a13b streams one token per chunk")
-        token = delta_ids[0]
+        if len(delta_ids) == 1:
+            return self._step(state, delta_text, delta_ids[0])
+        if not delta_ids:
+            raise AssertionError("hunyuan_a13b streams at least one token per chunk")
+        content: list[str] = []
+        reasoning: list[str] = []
+        for piece, token in zip(self._pieces(delta_text, delta_ids), delta_ids, strict=True):
+            delta, _ = self._step(state, piece, token)
+            if delta is not None:
+                content.append(delta.content or "")
+                reasoning.append(delta.reasoning or "")
+        ended = state["state"] == "response"
+        if not any(content) and not any(reasoning):
+            return None, ended
+        return DeltaMessage(
+            content="".join(content) or None, reasoning="".join(reasoning) or None
+        ), ended
+
+    def _pieces(self, text: str, ids: Sequence[int]) -> list[str]:
+        """`text` split at its tokens (a token inside a split character gets no text)."""
+        pieces: list[str] = []
+        shown = ""
+        for k in range(len(ids)):
+            full = self.tokenizer.decode(list(ids[: k + 1]), skip_special_tokens=False)
+            if full.endswith("\ufffd") or not text.startswith(full):
+                pieces.append("")
+                continue
+            pieces.append(full[len(shown) :])
+            shown = full
+        if pieces:
+            pieces[-1] += text[len(shown) :]
+        return pieces
+
+    def _step(
+        self, state: JSONState, delta_text: str, token: int
+    ) -> tuple[DeltaMessage | None, bool]:
         cur = state["state"]
         expected = _EXPECTED[cur][0]
         side = state["side"]

@@ -1,4 +1,4 @@
-"""qwen3 and seed_oss: `<think>` reasoning with `<tool_call>` XML calls as the implicit end."""
+"""qwen3: `<think>` reasoning with `<tool_call>` XML calls as the implicit end (seed_oss reuses it)."""
 
 from __future__ import annotations
 
@@ -83,16 +83,6 @@ def _qwen3(thinking: bool) -> Grammar:
     return xml_call_grammar(thinking)
 
 
-@cache
-def _seed_oss(thinking: bool) -> Grammar:
-    return xml_call_grammar(
-        thinking,
-        think=("<seed:think>", "</seed:think>"),
-        tool=("<seed:tool_call>", "</seed:tool_call>"),
-        boundaries=frozenset(("<seed:bos>", "<seed:eos>")),
-    )
-
-
 @reasoning_parser("qwen3")
 class Qwen3ReasoningParser(GrammarReasoningParser):
     """Qwen3 reasoning; a `<tool_call>` inside a fenced code example in the reasoning stays
@@ -116,8 +106,3 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
         if st["st"] == REASONING and term == "TOOL_START" and in_fence(st.get("fc") or ["", None]):
             return self._emit(st, value)
         return super()._on_terminal(st, term, value)
-
-
-@reasoning_parser("seed_oss")
-class SeedOssReasoningParser(GrammarReasoningParser):
-    spec = GrammarSpec(_seed_oss, enable_thinking_only)

@@ -96,6 +96,7 @@ def function_markup_grammar(
 
 
 _CODEC = NestedParamCodec()
+QWEN3_CODER_CODEC = _CODEC  # shared with seed_oss (same grammar in vLLM)
 QWEN3_CODER = function_markup_grammar(
     "qwen3", ("<think>", "</think>"), ("<tool_call>", "</tool_call>"), _CODEC
 )

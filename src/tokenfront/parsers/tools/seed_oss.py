@@ -1,6 +1,11 @@
 """Seed-OSS tool calls: the Qwen3-Coder grammar inside `<seed:tool_call>` wrappers.
 
-Two deliberate deviations from vLLM 0.33.0, asserted by vLLM's
+vLLM runs seed_oss on the qwen3 grammar with four wrapper tokens swapped, and its
+tests/parser/engine/test_seed_oss.py says the qwen3 tests cover the shared grammar; so this
+parser takes qwen3_coder's rules, including the deviations from vLLM 0.33.0 that those tests
+assert (tool markup inside a parameter value stays in the value, as test_seed_oss.py's
+`test_copied_closer_stays_inside_the_parameter` asserts for seed_oss itself; a fenced
+`<seed:tool_call>` example in content stays content). Also asserted by vLLM's
 tests/tool_parsers/test_seed_oss_tool_parser.py (docs/deviations.md):
 
 * Without a reasoning parser, a `<seed:think>...</seed:think>` block is content in which tool
@@ -12,18 +17,25 @@ tests/tool_parsers/test_seed_oss_tool_parser.py (docs/deviations.md):
 from __future__ import annotations
 
 from tokenfront.parsers.base import ExtractedToolCalls, JSONState
-from tokenfront.parsers.engines.xml_params import S_CONTENT, Event, MarkupToolParser
+from tokenfront.parsers.engines.xml_params import S_CONTENT, Event
 from tokenfront.parsers.registry import tool_parser
-from tokenfront.parsers.tools.qwen3_coder import function_markup_grammar
+from tokenfront.parsers.tools.qwen3_coder import (
+    QWEN3_CODER_CODEC,
+    Qwen3CoderToolParser,
+    function_markup_grammar,
+)
 
 THINK = ("<seed:think>", "</seed:think>")
-SEED_OSS = function_markup_grammar("seed_oss", THINK, ("<seed:tool_call>", "</seed:tool_call>"))
+SEED_OSS = function_markup_grammar(
+    "seed_oss", THINK, ("<seed:tool_call>", "</seed:tool_call>"), QWEN3_CODER_CODEC
+)
 
 
 @tool_parser("seed_oss")
-class SeedOssToolParser(MarkupToolParser):
+class SeedOssToolParser(Qwen3CoderToolParser):
     name = "seed_oss"
     grammar = SEED_OSS
+    supports_required_and_named = True  # vLLM 0.33.0 parses required / named itself
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         quoting = self.skip_reasoning_parsing
