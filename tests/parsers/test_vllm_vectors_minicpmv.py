@@ -1,7 +1,9 @@
 """vLLM's MiniCPM-V reasoning tests (issue 8) through the served pipeline.
 
 Vectors from `vllm-project/vllm` tests/parser/engine/test_minicpmv_reasoning.py (tests/parsers/
-vllm_vectors/minicpmv.json) on the qwen3 tokenizer (the golden corpus model).
+vllm_vectors/minicpmv.json) on the qwen3 tokenizer (the golden corpus model). With thinking off,
+streamed content drops a `<think>` block and the reserved markers as one-shot parsing does
+(docs/deviations.md).
 """
 
 from __future__ import annotations
@@ -14,19 +16,12 @@ from vllm_vectors_run import modes, needs_models, problems
 
 SOURCE = "tests/parser/engine/test_minicpmv_reasoning.py"
 
-# Asserted by the test, but vLLM 0.33.0 answers otherwise and tokenfront keeps 0.33.0's answer
-# (vllm_033_differs; docs/deviations.md "Found, not implemented yet").
-NOT_FOLLOWED = {
-    "TestNonThinking::test_streaming_split_standard_markers",
-    "TestNonThinking::test_streaming_split_reserved_markers",
-}
-
 
 def _cases() -> list[Any]:
     return [
         pytest.param(vec, mode, id=f"{vec['source'].split('::', 1)[1]}:{vec['kind']}:{mode}")
         for vec in load_vectors("minicpmv")
-        if vec["source"].startswith(SOURCE) and vec["source"].split("::", 1)[1] not in NOT_FOLLOWED
+        if vec["source"].startswith(SOURCE)
         for mode in modes(vec)
     ]
 

@@ -72,6 +72,16 @@ class MiniCPMVReasoningParser(GrammarReasoningParser):
     def finish(self, state: JSONState) -> DeltaMessage | None:
         return self._drop_reasoning(super().finish(state))
 
+    def content_after_reasoning(self, state: JSONState, text: str) -> str | None:
+        """Pipeline hook (no tool parser). With thinking off the reasoning counts as ended from
+        the prompt, so vLLM 0.33.0 streams the text unparsed; its test_minicpmv_reasoning.py
+        (`test_streaming_split_*_markers`) drops a `<think>` block and the reserved markers as
+        one-shot parsing does, so the grammar still runs over the content here."""
+        if self.thinking:
+            return text
+        delta = self._drop_reasoning(super().stream(state, text, [])[0])
+        return delta.content if delta is not None else None
+
     def _drop_reasoning(self, delta: DeltaMessage | None) -> DeltaMessage | None:
         if self.thinking or delta is None:
             return delta
