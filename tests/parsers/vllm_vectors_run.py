@@ -64,6 +64,16 @@ MODEL_FOR = {
     "granite_thinking_parser": "qwen3",
     "holo2": "qwen3",
     "nemotron_v3": "qwen3",
+    # gemma4 / functiongemma / apertus / gigachat3 / dots / longcat / mimo / minicpm5: the model
+    # dirs of their recorded goldens (tests/golden/configs-group{a,b,c}.json).
+    "gemma4": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    "functiongemma": str(Path(__file__).resolve().parents[1] / "models" / "groupc-markers"),
+    "apertus": "qwen3",
+    "gigachat3": "qwen3",
+    "dots": "qwen3",
+    "longcat": "qwen3",
+    "mimo": "qwen3",
+    "minicpm5": "qwen3",
 }
 
 # Vectors whose vLLM test used a v11+ Mistral tokenizer ("mistral_tokenizer"): the shared tekken

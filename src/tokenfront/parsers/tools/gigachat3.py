@@ -35,6 +35,23 @@ CONTENT_RE = re.compile(r"^(.*?)(?:<\|message_sep\|>|<\|function_call\|>)", re.D
 NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)"', re.DOTALL)
 ARGS_RE = re.compile(r'"arguments"\s*:\s*(.*)', re.DOTALL)
 EOS = "</s>"
+CONTENT_ENDS = ("<|message_sep|>", "<|function_call|>")
+
+
+def _held_tail(text: str, markers: tuple[str, ...]) -> int:
+    """Length of the longest end of `text` that may grow into one of `markers`."""
+    for size in range(max(len(m) for m in markers) - 1, 0, -1):
+        if len(text) >= size and any(m.startswith(text[-size:]) for m in markers):
+            return size
+    return 0
+
+
+def _content_so_far(text: str) -> tuple[str, bool]:
+    """The content a stream may show of `text`, and whether a marker has ended it."""
+    head = CONTENT_RE.search(text)
+    if head:
+        return head.group(1), True
+    return text[: len(text) - _held_tail(text, CONTENT_ENDS)], False
 
 
 def _loads(text: str) -> Any:
@@ -73,8 +90,16 @@ class GigaChat3ToolParser(JsonToolParser):
 
     def initial_state(self) -> JSONState:
         state = super().initial_state()
-        state.update({"started": False, "content_ended": False})
+        state.update({"started": False, "content_ended": False, "content_sent": 0})
         return state
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """Text held as a possible marker start is content when the stream ends there."""
+        if state.get("started") or state.get("content_ended"):
+            return None
+        text = state.get("_text", "")[state.get("content_sent", 0) :]
+        state["content_sent"] = len(state.get("_text", ""))
+        return DeltaMessage(content=text) if text else None
 
     def step(
         self,
@@ -86,13 +111,14 @@ class GigaChat3ToolParser(JsonToolParser):
     ) -> DeltaMessage | None:
         found = CALL_RE.search(current_text)
         if not state["started"]:
+            # vLLM matches the markers in each delta alone, so a marker split over deltas
+            # streamed out as content; its test keeps markers out (docs/deviations.md).
             content: str | None = None
-            head = CONTENT_RE.search(delta_text)
-            if head:
-                content = head.group(1)
-                state["content_ended"] = True
-            elif not state["content_ended"]:
-                content = delta_text
+            if not state["content_ended"]:
+                shown, ended = _content_so_far(current_text)
+                content = shown[state["content_sent"] :]
+                state["content_sent"] = max(state["content_sent"], len(shown))
+                state["content_ended"] = ended
             if found:
                 state["started"] = True
             if content:
@@ -108,6 +134,9 @@ class GigaChat3ToolParser(JsonToolParser):
             cur_args = args_match.group(1).strip()
             if cur_args.endswith(EOS):
                 cur_args = cur_args[: -len(EOS)]
+            else:
+                # a split `</s>` (`}</s` then `>`) is no argument text (vLLM's test).
+                cur_args = cur_args[: len(cur_args) - _held_tail(cur_args, (EOS,))]
             if cur_args.endswith("}"):
                 candidate = cur_args[:-1].strip()
                 try:
