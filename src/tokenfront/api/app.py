@@ -10,6 +10,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tokenfront import __version__
 from tokenfront.api.errors import APIError, internal_error, validation_errors
@@ -23,6 +24,29 @@ from tokenfront.tokenization.registry import ModelRegistry
 logger = logging.getLogger(__name__)
 
 
+class TokenfrontApp(FastAPI):
+    """FastAPI with the request guard and the hot routes in front of FastAPI's own stack.
+
+    HTTP requests meet the guard (limits, API key, metrics, access log) first; the four hot
+    routes are answered there (see `hot_paths`), everything else goes through FastAPI's
+    middleware and routing as usual. Lifespan events go straight to FastAPI.
+    """
+
+    front: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.front is None:
+            await super().__call__(scope, receive, send)
+            return
+        if self.root_path:
+            scope["root_path"] = self.root_path
+        await self.front(scope, receive, send)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """FastAPI's own handling of one request (middleware, routing, error handlers)."""
+        await super().__call__(scope, receive, send)
+
+
 def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) -> FastAPI:
     """Build the FastAPI app over already-loaded models."""
     settings = settings or ServerSettings()
@@ -31,7 +55,7 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
         if settings.disable_fastapi_docs
         else {}
     )
-    app = FastAPI(
+    app = TokenfrontApp(
         title="tokenfront",
         version=__version__,
         root_path=settings.root_path,
@@ -49,8 +73,7 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
         from tokenfront.api.routes import gateway
 
         app.include_router(gateway.router)
-    # Starlette runs the last added middleware first: the guard sees every request, CORS
-    # answers preflights behind it (OPTIONS skips the API key check there).
+    # CORS answers preflights behind the guard (OPTIONS skips the API key check there).
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.allowed_origins,
@@ -58,9 +81,9 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
         allow_methods=settings.allowed_methods,
         allow_headers=settings.allowed_headers,
     )
-    # The hot render/derender routes skip FastAPI's machinery (same handlers, see hot_paths).
-    app.add_middleware(HotPaths, fastapi_app=app)
-    app.add_middleware(RequestGuard, settings=settings)
+    # The guard sees every request; the hot render/derender routes skip FastAPI's machinery
+    # (same handlers, see hot_paths).
+    app.front = RequestGuard(HotPaths(app.handle, fastapi_app=app), settings=settings)
     _add_error_handlers(app)
     return app
 

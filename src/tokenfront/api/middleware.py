@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import random
 import time
-import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -50,7 +50,7 @@ class RequestGuard:
             return
         started = time.perf_counter()
         headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
-        request_id = _header(headers, REQUEST_ID_HEADER) or uuid.uuid4().hex
+        request_id = _header(headers, REQUEST_ID_HEADER) or f"{random.getrandbits(128):032x}"
         extra_headers = (
             [(REQUEST_ID_HEADER, request_id.encode("latin-1"))]
             if self.settings.enable_request_id_headers
