@@ -50,8 +50,10 @@ from tokenfront.tokenization.registry import ServedModel
 
 
 def check_tool_choice(model: ServedModel, request: ChatCompletionRequest) -> None:
-    """vLLM refuses tool choices the server has no tool parser for."""
-    if model.options.tool_call_parser:
+    """vLLM refuses tool choices the server has no tool parser for (a `--tool-call-parser`
+    without `--enable-auto-tool-choice` builds none)."""
+    options = model.options
+    if options.tool_call_parser and options.enable_auto_tool_choice:
         return
     choice = request.tool_choice
     if choice is None or choice == "none":
