@@ -54,3 +54,18 @@ def test_every_glm45_vector_passes() -> None:
         if problems(vec, mode)
     ]
     assert failing == []
+
+
+def test_every_glm45_reasoning_vector_passes() -> None:
+    """The reasoning vectors too: output without `<think>` is content, one-shot an unclosed
+    `<think>` leaves the output as content (test_glm4_moe_reasoning_parser.py)."""
+    from vllm_vectors_loader import load_vectors
+    from vllm_vectors_run import modes
+
+    failing = [
+        (vec["source"], mode, problems(vec, mode))
+        for vec in load_vectors("glm45", kind="reasoning")
+        for mode in modes(vec)
+        if problems(vec, mode)
+    ]
+    assert failing == []
