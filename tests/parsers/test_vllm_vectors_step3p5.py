@@ -21,11 +21,9 @@ from vllm_vectors_loader import load_vectors
 from vllm_vectors_run import modes, needs_models, problems
 
 _R0 = "pre-engine Step3p5ReasoningParser rule; vLLM 0.33.0's engine parser reads the output as Qwen3 reasoning (text before <think> is reasoning, the newline after </think> stays content; tests/parser/engine/test_step3p5.py::test_newline_before_think_end_dropped asserts '\\nThe answer.'), probed"
-_R1 = "vLLM 0.33.0 (probed) keeps only the text before the first call in one-shot content ('hello'); streaming sends 'hellohi'"
 
 # "<test id after the file path>:<mode>" (or without ":<mode>" for every mode) -> reason.
 NOT_FOLLOWED: dict[str, str] = {
-    "test_extract_tool_calls_non_streaming_mixed_content_and_multiple_tool_calls": _R1,
     "test_reasoning[new_line]": _R0,
     "test_reasoning[new_line_streaming]": _R0,
     "test_reasoning[new_line_streaming_complex_content]": _R0,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tokenfront.parsers.base import ExtractedToolCalls, JSONState
 from tokenfront.parsers.engines.xml_params import MarkupToolParser
 from tokenfront.parsers.registry import tool_parser
 from tokenfront.parsers.tools.qwen3_coder import function_markup_grammar
@@ -17,6 +18,7 @@ _QWEN3 = function_markup_grammar(
     "step3p5", ("<think>", "</think>"), ("<tool_call>", "</tool_call>")
 )
 STEP3P5 = replace(_QWEN3, strip_trailing_reasoning_ws=True)
+_CALL_END = "</tool_call>"
 STEP5 = replace(
     _QWEN3,
     name="step5",
@@ -35,6 +37,25 @@ class Step3p5ToolParser(MarkupToolParser):
         # vLLM's step3p5 test: an object parameter written as a Python literal is decoded
         # (qwen3_coder's typing fixes; docs/deviations.md).
         return fix_qwen3_values(super().convert_args(raw, partial, name), self.tools, name)
+
+    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
+        """One-shot content also keeps the text between calls, as streaming sends it (vLLM's
+        step3p5 test; 0.33.0 keeps only the text before the first call: docs/deviations.md)."""
+        info = super().extract_tool_calls(text)
+        first, last = text.find(_CALL_END), text.rfind(_CALL_END)
+        if not info.tools_called or first == last:
+            return info
+        before = self._streamed_content(text[: first + len(_CALL_END)])
+        through = self._streamed_content(text[: last + len(_CALL_END)])
+        between = through[len(before) :] if through.startswith(before) else ""
+        if not between.strip():
+            return info
+        return ExtractedToolCalls(True, info.tool_calls, (info.content or "") + between)
+
+    def _streamed_content(self, text: str) -> str:
+        state: JSONState = {}
+        deltas = [self.stream(state, text, ()), self.finish(state)]
+        return "".join(d.content or "" for d in deltas if d is not None)
 
 
 @tool_parser("step5")
