@@ -47,3 +47,9 @@ def test_multimodal_architecture_and_text_pass() -> None:
     check_media_support(_model(["DeepseekV41ForCausalLM"], ["d"]), messages)
     check_media_support(_model(["KimiK3ForConditionalGeneration"], ["k"]), messages)
     check_media_support(_model(["Qwen3ForCausalLM"], ["q"]), [{"role": "user", "content": "hi"}])
+
+
+def test_config_with_vision_section_counts_as_multimodal() -> None:
+    model = _model(["Qwen2VLForConditionalGeneration"], ["vl"])
+    model.hf_config["vision_config"] = {}
+    check_media_support(model, [{"role": "user", "content": [_IMG]}])

@@ -182,6 +182,7 @@ def render_prompt(
         conversation = to_conversation(request.messages, encoder_content_format(mode))
         text = encode_prompt(mode, conversation, tools, kwargs, request.messages)
         return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
+    check_media_support(model, request.messages)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)
     text = render_chat(model.tokenizer, template, conversation, tools, kwargs)

@@ -1,10 +1,11 @@
-"""Media content parts for the model-specific renderers (DeepSeek encoders, Kimi K3).
+"""Media content parts on text-only models.
 
 vLLM hands every media part to its multimodal tracker while reading the messages; on an
 architecture without multimodal support that fails first, before the media is fetched or
 decoded: 400 "<served model name> is not a multimodal model". tokenfront processes no media,
-so on the multimodal architectures of these families (whose image features vLLM computes) the
-request keeps tokenfront's own "not supported" 400.
+so on multimodal models (the DeepSeek V4 / V4.1 and K3 vision architectures, or a config with a
+vision / audio section) whose features vLLM computes, the request keeps tokenfront's own
+"not supported" 400.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ MULTIMODAL_ARCHITECTURES = frozenset(
         "KimiK3ForConditionalGeneration",
     }
 )
+# Config sections of multimodal checkpoints (tokenfront has no model registry to ask).
+_MULTIMODAL_CONFIG_KEYS = ("vision_config", "audio_config", "vision_tower", "mm_vision_tower")
 _MEDIA_KEYS = (
     "image_url",
     "input_image",
@@ -63,5 +66,7 @@ def check_media_support(model: ServedModel, messages: list[Any]) -> None:
         return
     config = model.hf_config if isinstance(model.hf_config, dict) else {}
     if any(arch in MULTIMODAL_ARCHITECTURES for arch in config.get("architectures") or ()):
+        return
+    if any(key in config for key in _MULTIMODAL_CONFIG_KEYS):  # likely a multimodal model
         return
     raise APIError(f"{served_name(model)} is not a multimodal model")

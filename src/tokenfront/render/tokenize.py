@@ -111,8 +111,7 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
             },
         ),
     )
-    if mode is not None or k3:
-        check_media_support(model, request.messages)
+    check_media_support(model, request.messages)
     if k3:  # vLLM's K3 renderer: the tokenizer encodes to ids directly
         server_template = model.chat_template if model.options.chat_template else None
         conversation = to_conversation(request.messages, "string")
