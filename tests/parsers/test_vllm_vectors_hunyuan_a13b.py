@@ -75,3 +75,34 @@ def test_multi_token_deltas(vec: dict[str, Any], size: int) -> None:
     """vLLM 0.33.0 fails a chunk of several tokens; the test asserts the one-token result."""
     reasoning, content = _chunked_reasoning(vec["model_output"], size)
     assert (reasoning, content) == (vec["expected"]["reasoning"], vec["expected"]["content"])
+
+
+# tests/reasoning/test_hunyuan_a13b_reasoning_parser.py (vllm-project/vllm, 3de32656135a): the
+# parser matches raw token ids, so the test feeds ids whose text is `<ID>`.
+THINK_START_IDS = [14023, 771, 397]
+RESPONSE_START_IDS = [198, 524, 27963, 397, 27, 9399, 397]
+ORDINARY_TOKEN = 5000
+
+
+def _feed_ids(token_ids: list[int]) -> tuple[Any, list[Any]]:
+    from tokenfront.parsers.base import ParseContext
+    from tokenfront.parsers.registry import get_reasoning_parser
+
+    parser = get_reasoning_parser("hunyuan_a13b")(None, ParseContext())
+    state = parser.initial_state(None)
+    deltas = [parser.stream(state, f"<{tid}>", [tid])[0] for tid in token_ids]
+    return state, [d for d in deltas if d is not None]
+
+
+def test_streaming_reaches_the_response_state() -> None:
+    state, _ = _feed_ids(THINK_START_IDS + [ORDINARY_TOKEN] + RESPONSE_START_IDS)
+    assert state["state"] == "response"
+
+
+@pytest.mark.parametrize("matched", range(1, len(RESPONSE_START_IDS)))
+def test_partial_response_start_falls_back_to_reasoning(matched: int) -> None:
+    prefix = RESPONSE_START_IDS[:matched] + [ORDINARY_TOKEN]
+    state, deltas = _feed_ids(THINK_START_IDS + [ORDINARY_TOKEN] + prefix)
+    assert state["state"] == "think"
+    assert deltas[-1].content is None
+    assert deltas[-1].reasoning == "".join(f"<{tid}>" for tid in prefix)

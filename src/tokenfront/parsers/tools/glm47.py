@@ -59,6 +59,9 @@ def glm_grammar(thinking: bool) -> Grammar:
             (S_REASONING, "THINK_START"): (S_REASONING, ()),
             (S_REASONING, "TOOL_START"): (S_NAME, (E_REASONING_END, E_CALL_START)),
             (S_CONTENT, "TOOL_START"): (S_NAME, (E_CALL_START,)),
+            # A stray `<tool_call>` before the real one: the phantom call is dropped (vLLM's
+            # tests/parser/engine/test_glm47_stray_tool_call.py, #60703; 0.33.0 lost the call).
+            (S_NAME, "TOOL_START"): (S_NAME, (E_CALL_END, E_CALL_START)),
             (S_NAME, "ARG_KEY_START"): (S_ARGS, (E_ARGS,)),
             (S_NAME, "TOOL_END"): (S_CONTENT, (E_CALL_END,)),
             (S_ARGS, "TOOL_END"): (S_CONTENT, (E_CALL_END,)),
