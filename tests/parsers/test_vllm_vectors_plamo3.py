@@ -22,7 +22,6 @@ from vllm_vectors_run import modes, needs_models, problems
 
 _R0 = "pre-engine test: vLLM 0.33.0's engine parser returns the cut-off request as a call, which tests/parser/engine/test_plamo3.py asserts (test_tool_name_cutoffs_do_not_leak_markers, test_multiple_calls_keep_indices_ids_and_arguments_separate[True], test_complete_arguments_survive_missing_closers)"
 _R1 = "pre-engine test: vLLM 0.33.0's plamo3 parses the PLaMo format for a named tool choice (supports_required_and_named False; tests/parser/engine/test_plamo3.py::test_tool_choice_uses_the_plamo_format[named]), so the content stays content (probed)"
-_R2 = "vLLM 0.33.0 (probed, finished on the last token) streams '{}' for a call cut after its name"
 
 # "<test id after the file path>:<mode>" (or without ":<mode>" for every mode) -> reason.
 NOT_FOLLOWED: dict[str, str] = {
@@ -31,12 +30,10 @@ NOT_FOLLOWED: dict[str, str] = {
     "test_extract_tool_calls_rejects_incomplete_request[4]": _R0,
     "test_extract_tool_calls_rejects_incomplete_request[5]": _R0,
     "test_extract_tool_calls_rejects_incomplete_request[6]": _R0,
-    "test_multiple_calls_keep_indices_ids_and_arguments_separate[True]:streaming": _R2,
     "test_named_tool_streaming_content_survives_reasoning_end[chunks0]": _R1,
     "test_named_tool_streaming_content_survives_reasoning_end[chunks1]": _R1,
     "test_named_tool_streaming_content_survives_reasoning_end[chunks2]": _R1,
     "test_streaming_handles_incomplete_request_boundaries[2]": _R0,
-    "test_streaming_handles_incomplete_request_boundaries[3]": _R2,
 }
 
 

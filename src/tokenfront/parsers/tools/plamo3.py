@@ -188,8 +188,6 @@ class Plamo3ToolParser(JsonArgsMixin):
         for call in delta.tool_calls:
             if call.name:  # a name first sent at the end may still end in a cut-off marker
                 call.name = self.unfinished.strip(call.name) or ""
-            if call.name is not None and not (call.arguments or "").strip():
-                call.arguments = "{}"
         if delta.reasoning is None and delta.content is None and not delta.tool_calls:
             return None
         return delta
