@@ -79,6 +79,8 @@ MODEL_FOR = {
 # Vectors whose vLLM test used a v11+ Mistral tokenizer ("mistral_tokenizer"): the shared tekken
 # tokenizer plus an `[ARGS]` token, which makes a Hugging Face-mode tokenizer v11 for vLLM.
 MISTRAL_V11 = Path(__file__).resolve().parents[1] / "models" / "mistral-v11"
+# ... and v13 reasoning vectors: that plus `[THINK]` / `[/THINK]` as special tokens.
+MISTRAL_V13 = Path(__file__).resolve().parents[1] / "models" / "mistral-v13"
 
 # openai (gpt-oss Harmony) vectors: vLLM's tests render Harmony token ids, so they run on the
 # gpt-oss test model (built on demand from tests/models/gpt-oss-src), read as the server does.
@@ -111,6 +113,8 @@ def gpt_oss_model() -> str:
 def model_for(vec: dict[str, Any]) -> str:
     if vec.get("test_model"):  # a tests/models dir with the vocabulary the vLLM test used
         return str(Path(__file__).resolve().parents[1] / "models" / vec["test_model"])
+    if vec.get("mistral_tokenizer") == "v13" and vec["kind"] == "reasoning":
+        return str(MISTRAL_V13)
     if vec.get("mistral_tokenizer") in ("v11", "v13"):
         return str(MISTRAL_V11)
     if vec["parser"] == "openai" and GPT_OSS_BUILDER.exists():
