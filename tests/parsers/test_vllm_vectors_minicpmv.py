@@ -11,22 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_loader import load_vectors
-from vllm_vectors_run import modes, needs_models, problems
+from vllm_vectors_run import needs_models, pinned_cases, problems
 
 SOURCE = "tests/parser/engine/test_minicpmv_reasoning.py"
 
 
-def _cases() -> list[Any]:
-    return [
-        pytest.param(vec, mode, id=f"{vec['source'].split('::', 1)[1]}:{vec['kind']}:{mode}")
-        for vec in load_vectors("minicpmv")
-        if vec["source"].startswith(SOURCE)
-        for mode in modes(vec)
-    ]
-
 
 @needs_models
-@pytest.mark.parametrize(("vec", "mode"), _cases())
+@pytest.mark.parametrize(("vec", "mode"), pinned_cases("minicpmv", source=SOURCE))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []

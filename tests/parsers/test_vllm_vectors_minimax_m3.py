@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_loader import load_vectors
-from vllm_vectors_run import modes, needs_models, problems
+from vllm_vectors_run import needs_models, pinned_cases, problems
 
 _R0 = "targets the post-0.33.0 Rust-bridge MinimaxM3ToolParser; vLLM 0.33.0's engine parser (probed; tests/parser/engine/test_minimax_m3.py::TestStreaming::test_truncated_invoke_keeps_completed_params) keeps an unfinished invoke as a call and drops text inside the tool block"
 
@@ -28,21 +27,8 @@ NOT_FOLLOWED: dict[str, str] = {
 }
 
 
-def _skipped(vec: dict[str, Any], mode: str) -> bool:
-    name = vec["source"].split("::", 1)[1]
-    return name in NOT_FOLLOWED or f"{name}:{mode}" in NOT_FOLLOWED
-
-
-def _cases() -> list[Any]:
-    return [
-        pytest.param(vec, mode, id=f"{vec['source'].split('::', 1)[1]}:{vec['kind']}:{mode}")
-        for vec in load_vectors("minimax_m3")
-        for mode in modes(vec)
-        if not _skipped(vec, mode)
-    ]
-
 
 @needs_models
-@pytest.mark.parametrize(("vec", "mode"), _cases())
+@pytest.mark.parametrize(("vec", "mode"), pinned_cases("minimax_m3", NOT_FOLLOWED))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []

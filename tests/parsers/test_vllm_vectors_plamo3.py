@@ -17,8 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_loader import load_vectors
-from vllm_vectors_run import modes, needs_models, problems
+from vllm_vectors_run import needs_models, pinned_cases, problems
 
 _R0 = "pre-engine test: vLLM 0.33.0's engine parser returns the cut-off request as a call, which tests/parser/engine/test_plamo3.py asserts (test_tool_name_cutoffs_do_not_leak_markers, test_multiple_calls_keep_indices_ids_and_arguments_separate[True], test_complete_arguments_survive_missing_closers)"
 _R1 = "pre-engine test: vLLM 0.33.0's plamo3 parses the PLaMo format for a named tool choice (supports_required_and_named False; tests/parser/engine/test_plamo3.py::test_tool_choice_uses_the_plamo_format[named]), so the content stays content (probed)"
@@ -37,21 +36,8 @@ NOT_FOLLOWED: dict[str, str] = {
 }
 
 
-def _skipped(vec: dict[str, Any], mode: str) -> bool:
-    name = vec["source"].split("::", 1)[1]
-    return name in NOT_FOLLOWED or f"{name}:{mode}" in NOT_FOLLOWED
-
-
-def _cases() -> list[Any]:
-    return [
-        pytest.param(vec, mode, id=f"{vec['source'].split('::', 1)[1]}:{vec['kind']}:{mode}")
-        for vec in load_vectors("plamo3")
-        for mode in modes(vec)
-        if not _skipped(vec, mode)
-    ]
-
 
 @needs_models
-@pytest.mark.parametrize(("vec", "mode"), _cases())
+@pytest.mark.parametrize(("vec", "mode"), pinned_cases("plamo3", NOT_FOLLOWED))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []

@@ -17,8 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_loader import load_vectors
-from vllm_vectors_run import modes, needs_models, problems
+from vllm_vectors_run import needs_models, pinned_cases, problems
 
 _R0 = "pre-engine Step3p5ReasoningParser rule; vLLM 0.33.0's engine parser reads the output as Qwen3 reasoning (text before <think> is reasoning, the newline after </think> stays content; tests/parser/engine/test_step3p5.py::test_newline_before_think_end_dropped asserts '\\nThe answer.'), probed"
 
@@ -40,21 +39,8 @@ NOT_FOLLOWED: dict[str, str] = {
 }
 
 
-def _skipped(vec: dict[str, Any], mode: str) -> bool:
-    name = vec["source"].split("::", 1)[1]
-    return name in NOT_FOLLOWED or f"{name}:{mode}" in NOT_FOLLOWED
-
-
-def _cases() -> list[Any]:
-    return [
-        pytest.param(vec, mode, id=f"{vec['source'].split('::', 1)[1]}:{vec['kind']}:{mode}")
-        for vec in load_vectors("step3p5")
-        for mode in modes(vec)
-        if not _skipped(vec, mode)
-    ]
-
 
 @needs_models
-@pytest.mark.parametrize(("vec", "mode"), _cases())
+@pytest.mark.parametrize(("vec", "mode"), pinned_cases("step3p5", NOT_FOLLOWED))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []

@@ -277,6 +277,26 @@ def problems(vec: dict[str, Any], mode: str) -> list[str]:
     )
 
 
+def pinned_cases(
+    parser: str, not_followed: dict[str, str] | None = None, *, source: str | None = None
+) -> list[Any]:
+    """pytest params (vector, mode) for every vector of `parser` (only those of the vLLM test
+    file `source` when given) except `not_followed`: "<test id after the file path>" or
+    "<test id>:<mode>" -> the reason tokenfront does not satisfy it (docs/deviations.md)."""
+    from vllm_vectors_loader import load_vectors
+
+    skip = not_followed or {}
+    out = []
+    for vec in load_vectors(parser):
+        if source is not None and not vec["source"].startswith(source):
+            continue
+        name = vec["source"].split("::", 1)[1]
+        for mode in modes(vec):
+            if name not in skip and f"{name}:{mode}" not in skip:
+                out.append(pytest.param(vec, mode, id=f"{name}:{vec['kind']}:{mode}"))
+    return out
+
+
 def cases(parser: str, sources: set[str], kind: str | None = "tool") -> list[Any]:
     """pytest params (vector, mode) for the vectors whose source test name is in `sources`."""
     from vllm_vectors_loader import load_vectors
