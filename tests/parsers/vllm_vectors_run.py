@@ -113,7 +113,7 @@ def gpt_oss_model() -> str:
 def model_for(vec: dict[str, Any]) -> str:
     if vec.get("test_model"):  # a tests/models dir with the vocabulary the vLLM test used
         return str(Path(__file__).resolve().parents[1] / "models" / vec["test_model"])
-    if vec.get("mistral_tokenizer") == "v13" and vec["kind"] == "reasoning":
+    if vec.get("mistral_tokenizer") == "v13" and vec.get("kind") == "reasoning":
         return str(MISTRAL_V13)
     if vec.get("mistral_tokenizer") in ("v11", "v13"):
         return str(MISTRAL_V11)
@@ -190,7 +190,7 @@ def vector_parser(vec: dict[str, Any]) -> tuple[ChatOutputParser, Any]:
     """The vector's pipeline: a reasoning vector runs under `--reasoning-parser` alone; a tool
     vector under `--tool-call-parser`, plus `--reasoning-parser` when it names one
     (`reasoning_parser`: the vLLM test drove a combined reasoning + tool parser)."""
-    if vec["kind"] == "reasoning":
+    if vec.get("kind", "tool") == "reasoning":
         return output_parser(vec["parser"], model_for(vec), vec["parser"], False)
     return output_parser(vec["parser"], model_for(vec), vec.get("reasoning_parser"))
 
