@@ -28,6 +28,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
+from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.tokenization.vocab import vocab_of
 
 cached_vocab = vocab_of
@@ -383,7 +384,6 @@ class SectionToolParser(ToolParser):
             "held": "",  # lexer tail that may still become a marker
             "tool": -1,
             "abuf": "",  # argument text not yet emitted
-            "asafe": 0,
             "depth": 0,
             "instr": False,
             "esc": False,
@@ -421,7 +421,7 @@ class SectionToolParser(ToolParser):
                 st["tool"] += 1
             events.append((kind, value, st["tool"]))
         if target == ARGS:
-            st.update(depth=0, instr=False, esc=False, asafe=0)
+            st.update(depth=0, instr=False, esc=False)
         return events
 
     def _text(self, st: JSONState, text: str) -> list[Event]:
@@ -440,27 +440,9 @@ class SectionToolParser(ToolParser):
         return []
 
     def _arg_char(self, st: JSONState, ch: str) -> list[Event]:
-        st["abuf"] += ch
-        if st["esc"]:
-            st["esc"] = False
-        elif st["instr"]:
-            if ch == "\\":
-                st["esc"] = True
-            elif ch == '"':
-                st["instr"] = False
-        elif ch == '"':
-            st["instr"] = True
-        elif ch in "{[":
-            st["depth"] += 1
-        elif ch in "}]":
-            if st["depth"] > 0:
-                st["depth"] -= 1
-            if st["depth"] == 0:
-                return []  # a top-level close is held until something follows it
-        st["asafe"] = len(st["abuf"])
-        emit, st["abuf"] = st["abuf"][: st["asafe"]], st["abuf"][st["asafe"] :]
-        st["asafe"] = 0
-        return [(CALL_ARGS, emit, st["tool"])]
+        # A top-level close is held until something follows it.
+        released = held_json_char(st, ch, "abuf")
+        return [(CALL_ARGS, released, st["tool"])] if released else []
 
     def _finish_events(self, st: JSONState) -> list[Event]:
         events = self._feed(st, "", final=True)
@@ -470,7 +452,6 @@ class SectionToolParser(ToolParser):
         if st["abuf"]:
             events.append((CALL_ARGS, st["abuf"], st["tool"]))
             st["abuf"] = ""
-            st["asafe"] = 0
         if st["mode"] in TOOL_STATES:
             if st["tool"] >= 0:
                 events.append((CALL_END, "", st["tool"]))
