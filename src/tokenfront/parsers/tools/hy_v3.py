@@ -123,8 +123,27 @@ def convert(value: str, types: set[str]) -> Any:
     return _literal(value)
 
 
+class TruncatedCallCloser(ToolParser):
+    """A Hunyuan tool parser whose streams send an open call's arguments as JSON snapshots
+    (`_snapshot(state, args_text) -> (json, ends_in_open_string)`); `finish` closes a cut call."""
+
+    def _snapshot(self, st: JSONState, args_text: str) -> tuple[str, bool]:
+        raise NotImplementedError
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """A stream cut before `</tool_call>`: send the withheld end of the open call's
+        arguments (the closing quote of an open string value and the brace), so the client
+        holds valid JSON (vLLM's tests/tool_parsers/test_hy_truncated_stream.py)."""
+        if not state or state.get("name") is None:
+            return None
+        snapshot, open_string = self._snapshot(state, state["buf"])
+        rest = snapshot[state["sent"] : -1] + ('"' if open_string else "") + "}"
+        state["sent"] = len(snapshot)
+        return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
+
+
 @tool_parser("hy_v3")
-class HYV3ToolParser(ToolParser):
+class HYV3ToolParser(TruncatedCallCloser):
     name = "hy_v3"
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
@@ -327,17 +346,6 @@ class HYV3ToolParser(ToolParser):
             )  # fmt: skip
             parts.append(f'{dumps(partial_key)}: "{escaped}')
         return "{" + ", ".join(parts) + "}", open_string
-
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        """A stream cut before `</tool_call>`: send the withheld end of the open call's
-        arguments (the closing quote of an open string value and the brace), so the client
-        holds valid JSON (vLLM's tests/tool_parsers/test_hy_truncated_stream.py)."""
-        if not state or state.get("name") is None:
-            return None
-        snapshot, open_string = self._snapshot(state, state["buf"])
-        rest = snapshot[state["sent"] : -1] + ('"' if open_string else "") + "}"
-        state["sent"] = len(snapshot)
-        return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
 
     def _drain(self, st: JSONState) -> list[DeltaToolCall]:
         out: list[DeltaToolCall] = []

@@ -23,13 +23,12 @@ from tokenfront.parsers.base import (
     JSONState,
     ParseContext,
     ToolCall,
-    ToolParser,
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import dumps, no_calls
 from tokenfront.parsers.reasoning.hy_v3 import detect_suffix
 from tokenfront.parsers.registry import tool_parser
-from tokenfront.parsers.tools.hy_v3 import convert, schema_types
+from tokenfront.parsers.tools.hy_v3 import TruncatedCallCloser, convert, schema_types
 
 
 class _Malformed(ValueError):
@@ -45,7 +44,7 @@ def overlap(text: str, tag: str) -> int:
 
 
 @tool_parser("hy_v4")
-class HYV4ToolParser(ToolParser):
+class HYV4ToolParser(TruncatedCallCloser):
     name = "hy_v4"
     supports_required_and_named = False
 
@@ -254,17 +253,6 @@ class HYV4ToolParser(ToolParser):
         if open_string:
             parts.append(f'{dumps(partial_key)}: "{dumps(partial_value)[1:-1]}')
         return "{" + ", ".join(parts) + "}", open_string
-
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        """A stream cut before `</tool_call>`: send the withheld end of the open call's
-        arguments (an open string value's closing quote and the brace), so the client holds
-        valid JSON (vLLM's tests/tool_parsers/test_hy_truncated_stream.py)."""
-        if not state or state.get("name") is None:
-            return None
-        snapshot, open_string = self._snapshot(state, state["buf"])
-        rest = snapshot[state["sent"] : -1] + ('"' if open_string else "") + "}"
-        state["sent"] = len(snapshot)
-        return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
 
     def remaining_args(self, state: JSONState) -> str:
         prev = state.get("prev") or []
