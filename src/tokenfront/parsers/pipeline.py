@@ -189,7 +189,9 @@ class ChatOutputParser:
 
     def _whole(self, ctx: ParseContext) -> ResponseTemplateOutput:
         # `whole_output` is a family name of the template parser or a parser class of its own.
-        factory = ResponseTemplateOutput if isinstance(self.whole_output, str) else self.whole_output
+        factory: Any = (
+            ResponseTemplateOutput if isinstance(self.whole_output, str) else self.whole_output
+        )
         return factory(  # type: ignore[no-any-return]
             self.tokenizer,
             ctx,

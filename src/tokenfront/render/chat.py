@@ -99,6 +99,7 @@ def check_mm_kwargs(request: Any) -> None:
 
 
 def chat_tokenize_params(model: ServedModel, request: ChatCompletionRequest) -> TokenizeParams:
+    max_out: int | None
     if request.max_completion_tokens is not None:
         max_out, param = request.max_completion_tokens, "max_completion_tokens"
     else:

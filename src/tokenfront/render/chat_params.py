@@ -35,7 +35,7 @@ def request_template_kwargs(
 ) -> dict[str, Any]:
     """The request's own kwargs with the request-level switches applied on top
     (`reasoning_effort` rewritten by `--reasoning-effort-map`)."""
-    effort = request.reasoning_effort
+    effort: str | None = request.reasoning_effort
     if effort is not None and effort_map:
         effort = effort_map.get(effort, effort)
     extra: dict[str, Any] = {

@@ -30,7 +30,7 @@ def _check_suffix(model: ServedModel, request: CompletionRequest) -> None:
         raise APIError("suffix is not supported with prompt_embeds", param="suffix")
     if request.truncate_prompt_tokens is not None:
         raise APIError("suffix is not supported with truncate_prompt_tokens", param="suffix")
-    prompt = request.prompt
+    prompt: Any = request.prompt
     if isinstance(prompt, str) or (
         isinstance(prompt, list) and all(isinstance(p, str) for p in prompt)
     ):

@@ -132,9 +132,8 @@ def parse_messages(text: str) -> Parsed:
             pos += len(START)
         if header.role != "assistant" or not body:
             if header.role == "assistant" and _kind(header) == "tool":
-                calls.append(
-                    ToolCall(name=header.recipient.removeprefix("functions."), arguments="")
-                )  # type: ignore[union-attr]
+                recipient = header.recipient or ""
+                calls.append(ToolCall(name=recipient.removeprefix("functions."), arguments=""))
             continue
         kind = _kind(header)
         if kind == "reasoning":

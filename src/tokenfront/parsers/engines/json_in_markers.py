@@ -122,7 +122,7 @@ class JsonInMarkersToolParser(ToolParser):
         # call's start marker; idx: index of that call; tools: per call [name_sent, args_len]
         return {"started": False, "tail": "", "buf": "", "idx": 0, "tools": [], "stuck": False}
 
-    def _split_region(self, buf: str) -> tuple[str, bool, int] | None:
+    def _split_region(self, buf: str) -> tuple[str, bool, int]:
         """The first call in `buf` (which starts with a start marker): json, complete, end."""
         body_at = len(self.start_marker)
         close = buf.find(self.end_marker, body_at)

@@ -76,7 +76,7 @@ def literal_value(node: ast.expr) -> Any:
     if isinstance(node, ast.JoinedStr) and all(
         isinstance(part, ast.Constant) for part in node.values
     ):
-        return "".join(str(part.value) for part in node.values)  # type: ignore[union-attr]
+        return "".join(str(part.value) for part in node.values if isinstance(part, ast.Constant))
     if isinstance(node, ast.Name) and node.id in _NAME_LITERALS:
         return _NAME_LITERALS[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):

@@ -19,6 +19,7 @@ class _Switch(ReasoningParser):
     """deepseek_v3: R1 splitting when the request turns thinking on, else identity."""
 
     default_thinking = False
+    inner: ReasoningParser
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)

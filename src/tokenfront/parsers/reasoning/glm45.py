@@ -32,7 +32,7 @@ ARG_TAGS = ("ARG_KEY_START", "ARG_KEY_END", "ARG_VALUE_START", "ARG_VALUE_END")
 
 @cache
 def _glm(thinking: bool, *, opens_in_text: bool = False) -> Grammar:
-    terminals = {
+    terminals: dict[str, tuple[str, ...]] = {
         "TOOL_START": ("<tool_call>",),
         "TOOL_END": ("</tool_call>",),
         "ARG_KEY_START": ("<arg_key>",),

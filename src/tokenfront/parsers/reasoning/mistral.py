@@ -85,7 +85,7 @@ class MistralReasoningParser(GrammarReasoningParser):
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.encoding = _encoding(tokenizer)
-        self.spec = _SPECS[self.encoding]
+        self.spec = _SPECS[self.encoding]  # type: ignore[misc]  # per tokenizer, not per class
         super().__init__(tokenizer, ctx)
 
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:

@@ -29,7 +29,7 @@ def xml_call_grammar(
     boundaries: frozenset[str] = frozenset(("<|im_start|>", "<|im_end|>")),
 ) -> Grammar:
     """The Qwen3 XML tool-call grammar (`<function=NAME>` / `<parameter=KEY>`)."""
-    terminals = {
+    terminals: dict[str, tuple[str, ...]] = {
         "THINK_START": (think[0],),
         "THINK_END": (think[1],),
         "TOOL_START": (tool[0],),

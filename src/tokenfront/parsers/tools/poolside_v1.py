@@ -295,14 +295,14 @@ class PoolsideV1ToolParser(ToolParser):
                 raw = buf[len(VAL_START) : val_end].strip()
                 st["buf"] = buf[val_end + len(VAL_END) :]
                 st["key"] = None
-                fragment = self._value_fragment(st, key, raw)
-                if fragment:
-                    self._send_args(st, pending, fragment)
+                value = self._value_fragment(st, key, raw)
+                if value:
+                    self._send_args(st, pending, value)
                 continue
             end_pos, key_pos = buf.find(CALL_END), buf.find(KEY_START)
             if end_pos != -1 and (key_pos == -1 or end_pos < key_pos):
                 st["buf"] = buf[end_pos + len(CALL_END) :]
-                fragment = self._close(st)
+                closing = self._close(st)
                 if st["name"]:
                     try:
                         st["prev"][tool] = {"name": st["name"],
@@ -310,8 +310,8 @@ class PoolsideV1ToolParser(ToolParser):
                     except (json.JSONDecodeError, IndexError):
                         pass
                 self._finish_call(st)
-                if fragment:
-                    self._send_args(st, pending, fragment)
+                if closing:
+                    self._send_args(st, pending, closing)
                 continue
             if key_pos == -1:
                 break
