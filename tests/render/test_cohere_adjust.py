@@ -101,7 +101,7 @@ def test_schema_and_tools_share_one_tag(cohere: ServedModel) -> None:
 
 def test_tool_schema_outside_the_subset_gets_no_tag(cohere: ServedModel) -> None:
     bounded = {"type": "function", "function": {"name": "f", "parameters": {
-        "type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}}}
+        "type": "object", "properties": {"n": {"allOf": [{"type": "integer"}, {"minimum": 1}]}}}}}
     request = _request(tools=[bounded])
     adjust_request(cohere, request, [1])
     assert request.structured_outputs is None and request.skip_special_tokens is False

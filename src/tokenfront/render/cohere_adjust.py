@@ -14,8 +14,10 @@ subset leaves the request as it is (docs/parsers.md).
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
+from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import (
     ChatCompletionRequest,
     RequestValidationFailure,
@@ -23,7 +25,7 @@ from tokenfront.protocol.requests import (
     StructuredOutputsParams,
 )
 from tokenfront.render.cohere_tools_grammar import tool_definitions, tools_grammar
-from tokenfront.render.json_schema_ebnf import UnsupportedSchema
+from tokenfront.render.json_schema_ebnf import SchemaRejected, UnsupportedSchema
 from tokenfront.tokenization.registry import ServedModel
 
 COHERE_PARSERS = frozenset({"cohere_command3", "cohere_command4"})
@@ -123,6 +125,9 @@ def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
             )
         try:
             grammar = tools_grammar(tools)
+        except SchemaRejected as exc:  # xgrammar's RuntimeError reaches vLLM's client as a 500
+            raise APIError(f"[{time.strftime('%H:%M:%S')}] <path>:4944: {exc}", status=500,
+                           err_type="InternalServerError") from None
         except UnsupportedSchema:
             return  # a tool schema outside the reproduced subset: no tag (docs/parsers.md)
         tags.append({"begin": _ACTION[0], "content": {"type": "grammar", "grammar": grammar},

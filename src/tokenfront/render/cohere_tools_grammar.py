@@ -64,11 +64,19 @@ def _prefixed(name: str, grammar: str) -> str:
 
 
 def tools_grammar(tools: list[tuple[str, dict[str, Any]]]) -> str:
-    """The list-of-calls grammar (raises `UnsupportedSchema` for schemas not reproduced)."""
+    """The list-of-calls grammar. Raises `SchemaRejected` for the first tool xgrammar fails on
+    (vLLM stops there), else `UnsupportedSchema` when a schema is not reproduced."""
     rules: dict[str, str] = {}
+    outside: UnsupportedSchema | None = None
     for name, parameters in tools:
-        grammar = _prefixed(name, schema_to_ebnf(_call_schema(name, parameters)))
-        rules[name] = f"{name} ::= {name}root\n{grammar}"
+        try:
+            grammar = schema_to_ebnf(_call_schema(name, parameters))
+        except UnsupportedSchema as exc:
+            outside = outside or exc  # a later tool may still be one xgrammar rejects
+            continue
+        rules[name] = f"{name} ::= {name}root\n{_prefixed(name, grammar)}"
+    if outside is not None:
+        raise outside
     return (
         _HEADER
         + "    tool ::= " + " | ".join(rules) + "\n"

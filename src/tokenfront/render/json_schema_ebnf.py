@@ -4,9 +4,17 @@ vLLM sends this text (inside a structural tag) for Cohere tool calls, so the ren
 must spell it exactly as xgrammar's converter, normalizer and printer do (default options:
 any whitespace, strict mode). Only a subset of JSON Schema is reproduced: object properties
 (required / optional, no additional properties, or additional properties without named ones),
-arrays with `items` / `minItems` / `maxItems`, strings with `pattern` or length bounds,
-`enum` / `const` of strings, integers, booleans and null, `anyOf` / `oneOf`, lists of plain
-types and `$ref` into `$defs` / `definitions`. Anything else raises `UnsupportedSchema`.
+arrays with `items` / `minItems` / `maxItems`, strings with `pattern`, length bounds or a
+`format`, integers with bounds and `multipleOf`, `enum` / `const` of any JSON value,
+`anyOf` / `oneOf`, lists of plain types and `$ref` into `$defs` / `definitions`. Anything else
+raises `UnsupportedSchema`; a schema xgrammar itself rejects raises `SchemaRejected` with its
+message.
+
+Integer ranges and string formats are small grammars of their own in xgrammar (from a regular
+expression), merged into the schema's grammar with a rule taking the first free `name_N` when
+its name is taken (`_merge`); the format grammars are recorded data
+(`json_schema_formats.json`, from `scripts/record_xgrammar_formats.py`), the range grammars are
+built here (`json_schema_ranges.py`).
 
 The text is built in three blocks, as xgrammar prints it: the built-in `basic_*` rules, the
 rules the converter made (in the order their names were taken), then the helper rules its
@@ -16,8 +24,12 @@ normalizer split off (those of the built-ins first, then per rule in the same or
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from tokenfront.render.json_schema_ranges import integer_range
 
 WS = "[ \\n\\r\\t]*"
 
@@ -61,6 +73,7 @@ _INLINE: dict[str, list[list[str]]] = {
     "integer": [],
     "number": [],
 }
+_INT_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _ADDL_ANY = "((basic_number) | (basic_string) | (basic_boolean) | (basic_null) | (basic_array) | (basic_object))"
 
 Alternatives = list[list[str]]
@@ -68,6 +81,28 @@ Alternatives = list[list[str]]
 
 class UnsupportedSchema(ValueError):
     """The schema uses JSON Schema features this converter does not reproduce."""
+
+
+class SchemaRejected(ValueError):
+    """xgrammar refuses the schema (the message is xgrammar's)."""
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\[(?:\\.|[^\]\\])*\]|[A-Za-z_][A-Za-z0-9_]*')
+_HELPER = re.compile("\x00([0-9]+)\x00")
+_FORMATS: dict[str, list[tuple[str, str]]] = {}
+
+
+def _format_rules(name: str) -> list[tuple[str, str]] | None:
+    if not _FORMATS:
+        path = Path(__file__).with_name("json_schema_formats.json")
+        for key, rules in json.loads(path.read_text(encoding="utf-8")).items():
+            _FORMATS[key] = [(rule, body) for rule, body in rules]
+    return _FORMATS.get(name)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def literal(text: str) -> str:
@@ -96,11 +131,21 @@ def literal(text: str) -> str:
 
 
 def _json_text(value: Any) -> str:
-    """A JSON scalar as xgrammar serializes it (raw UTF-8, control characters escaped)."""
+    """A JSON value as xgrammar (picojson) serializes it: compact, keys in their order, raw
+    UTF-8 with control characters escaped, non-integers (and integers beyond int64) as `%.17g`."""
     if value is None or isinstance(value, bool):
         return json.dumps(value)
-    if isinstance(value, int):
+    if isinstance(value, int) and _INT64[0] <= value <= _INT64[1]:
         return str(value)
+    if isinstance(value, (int, float)):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            raise UnsupportedSchema("non-finite number")
+        return f"{number:.17g}"
+    if isinstance(value, list):
+        return "[" + ",".join(_json_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(_json_text(str(k)) + ":" + _json_text(v) for k, v in value.items()) + "}"
     if isinstance(value, str):
         out = ['"']
         short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
@@ -117,6 +162,28 @@ def _json_text(value: Any) -> str:
     raise UnsupportedSchema(f"enum / const value {value!r}")
 
 
+def _int_bound(value: Any) -> int:
+    """An integer bound as xgrammar reads it (a whole number within int64)."""
+    if not _number(value):
+        raise SchemaRejected("Value must be a number")
+    if isinstance(value, float) and value != int(value):
+        raise SchemaRejected("Integer constraint must be a whole number")
+    if not _INT64[0] < value < _INT64[1]:
+        raise UnsupportedSchema("integer bound at the int64 limit")
+    return int(value)
+
+
+def _multiple_of(value: Any) -> int | None:
+    """An integer `multipleOf` xgrammar uses (it ignores fractions and values above 1024)."""
+    if value is None:
+        return None
+    if not _number(value):
+        raise SchemaRejected("Value must be a number")
+    if value <= 0:
+        raise SchemaRejected("multipleOf must be greater than 0")
+    return int(value) if value == int(value) and value <= 1024 else None
+
+
 def _choices(alternatives: Alternatives) -> str:
     return "(" + " | ".join("(" + " ".join(a) + ")" if a else '""' for a in alternatives) + ")"
 
@@ -125,7 +192,7 @@ def _choices(alternatives: Alternatives) -> str:
 class _Rule:
     name: str
     body: str = ""
-    helpers: list[tuple[str, str]] = field(default_factory=list)
+    helpers: list[tuple[int, str]] = field(default_factory=list)
 
 
 class _Converter:
@@ -135,6 +202,7 @@ class _Converter:
         self.names: set[str] = set()
         self.defs: dict[str, str] = {}
         self.def_schemas: list[tuple[Any, str]] = []  # a schema equal to a resolved one reuses it
+        self.helper_count = 0
 
     # ---- rules ------------------------------------------------------------------------------
     def _reserve(self, name: str) -> _Rule:
@@ -146,14 +214,44 @@ class _Converter:
         return rule
 
     def _helper(self, owner: _Rule, body: str) -> str:
-        """A rule the normalizer splits off `owner` (`owner_1`, `owner_2`, ...)."""
+        """A rule the normalizer splits off `owner`; named `owner_N` (the first free N) once
+        every converter rule is known, so its name is a placeholder until then."""
+        self.helper_count += 1
+        owner.helpers.append((self.helper_count, body))
+        return f"\x00{self.helper_count}\x00"
+
+    def _free(self, name: str) -> str:
+        if name not in self.names:
+            return name
         index = 1
-        while f"{owner.name}_{index}" in self.names:
+        while f"{name}_{index}" in self.names:
             index += 1
-        name = f"{owner.name}_{index}"
-        self.names.add(name)
-        owner.helpers.append((name, body))
-        return name
+        return f"{name}_{index}"
+
+    def _merge(self, rules: list[tuple[str, str]]) -> str:
+        """Add a separately built grammar (its first rule is its root); returns the root's name."""
+        table: dict[str, str] = {}
+        for name, _ in rules:
+            table[name] = self._free(name)
+            self.names.add(table[name])
+        for name, body in rules:
+            rule = _Rule(table[name], _TOKEN.sub(lambda m: table.get(m.group(0), m.group(0)), body))
+            self.rules.append(rule)
+        return table[rules[0][0]]
+
+    def text(self) -> str:
+        """The printed grammar: built-ins, converter rules, built-in helpers, rule helpers."""
+        final: dict[str, str] = {}
+        helpers: list[tuple[str, str]] = []
+        for rule in self.rules:
+            for key, body in rule.helpers:
+                name = self._free(rule.name)
+                self.names.add(name)
+                final[str(key)] = name
+                helpers.append((name, body))
+        lines = [_HEAD, *(f"{r.name} ::= {r.body}\n" for r in self.rules), _TAIL,
+                 *(f"{name} ::= {body}\n" for name, body in helpers)]
+        return _HELPER.sub(lambda m: final[m.group(1)], "".join(lines))
 
     def _define(self, name: str, schema: Any) -> str:
         rule = self._reserve(name)
@@ -197,8 +295,10 @@ class _Converter:
             return [[literal(_json_text(schema["const"]))]]
         if "enum" in keys:
             values = schema["enum"]
-            if not isinstance(values, list) or not values:
-                raise UnsupportedSchema("enum")
+            if not isinstance(values, list):
+                raise SchemaRejected("enum must be an array")
+            if not values:
+                raise SchemaRejected("enum array must not be empty")
             return [[literal(_json_text(v))] for v in values]
         for key in ("anyOf", "oneOf"):
             if key in keys:
@@ -217,6 +317,8 @@ class _Converter:
             kind = "object"
         if kind == "string":
             return self._string(schema, keys, rule)
+        if kind == "integer":
+            return self._integer(schema, keys, rule)
         if kind == "array":
             return self._array(schema, keys, rule)
         if kind == "object":
@@ -238,6 +340,44 @@ class _Converter:
             return [[sign, whole, fraction, exponent]]
         return _INLINE[kind]
 
+    def _integer(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
+        if not keys <= {"type", *_INT_KEYS, "multipleOf"}:
+            raise UnsupportedSchema(f"integer keywords {sorted(keys)}")
+        multiple = _multiple_of(schema.get("multipleOf"))
+        bounds = {key: _int_bound(schema[key]) for key in _INT_KEYS if key in schema}
+        if bounds.get("exclusiveMinimum") == _INT64[1]:
+            raise SchemaRejected("exclusiveMinimum would cause integer overflow")
+        if bounds.get("exclusiveMaximum") == _INT64[0]:
+            raise SchemaRejected("exclusiveMaximum would cause integer underflow")
+        lows = [v for v in (bounds.get("minimum"),) if v is not None]
+        if "exclusiveMinimum" in bounds:
+            lows.append(bounds["exclusiveMinimum"] + 1)
+        highs = [v for v in (bounds.get("maximum"),) if v is not None]
+        if "exclusiveMaximum" in bounds:
+            highs.append(bounds["exclusiveMaximum"] - 1)
+        start, end = (max(lows) if lows else None), (min(highs) if highs else None)
+        if (_INT64[0] if start is None else start) > (_INT64[1] if end is None else end):
+            raise SchemaRejected("Invalid range: minimum greater than maximum")
+        if multiple is not None and (start is not None or end is not None):
+            if start is None or end is None or end - start + 1 > 10000:
+                multiple = None  # xgrammar ignores multipleOf next to a half-open / wide range
+            elif not any(v % multiple == 0 for v in range(start, end + 1)):
+                raise SchemaRejected("range contains no multipleOf value")
+        if multiple is not None and start is not None and end is not None:
+            return [[literal(str(v))] for v in range(start, end + 1) if v % multiple == 0]
+        if multiple is not None:
+            states = [self._reserve(f"{rule.name}_multiple_of_{multiple}_mod_{k}") for k in range(multiple)]
+            for k, state in enumerate(states):
+                moves = [[literal(str(d)), states[(k * 10 + d) % multiple].name] for d in range(10)]
+                state.body = _choices(([[]] if k == 0 else []) + moves)
+            sign = self._helper(rule, '("" | ("-"))')
+            first = self._helper(rule, _choices([[literal(str(d)), states[d % multiple].name]
+                                                 for d in range(1, 10)]))
+            return [[literal("0")], [sign, first]]
+        if start is None and end is None:
+            return self._inline("integer", rule)
+        return [[self._merge(integer_range(start, end))]]
+
     def _ref(self, ref: Any) -> str:
         if not isinstance(ref, str):
             raise UnsupportedSchema("$ref")
@@ -257,6 +397,16 @@ class _Converter:
 
     def _string(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
         quote = literal('"')
+        if "format" in keys:
+            fmt = schema["format"]
+            if not isinstance(fmt, str):
+                raise UnsupportedSchema("format")
+            found = _format_rules(fmt)
+            if found is not None:  # xgrammar then ignores pattern and length bounds
+                return [[quote, self._merge(found), quote]]
+            keys = keys - {"format"}
+            if keys == {"type"}:
+                return self._inline("string", rule)
         if keys == {"type", "pattern"}:
             pattern = schema["pattern"]
             if (not isinstance(pattern, str) or '"' in pattern or "\\\\" in pattern
@@ -367,11 +517,8 @@ class _Converter:
 
 
 def schema_to_ebnf(schema: dict[str, Any]) -> str:
-    """xgrammar's printed grammar for `schema` (raises `UnsupportedSchema` outside the subset)."""
+    """xgrammar's printed grammar for `schema` (raises `UnsupportedSchema` outside the subset,
+    `SchemaRejected` where xgrammar fails)."""
     converter = _Converter(schema)
     converter._define("root", schema)
-    lines = [_HEAD]
-    lines.extend(f"{r.name} ::= {r.body}\n" for r in converter.rules)
-    lines.append(_TAIL)
-    lines.extend(f"{name} ::= {body}\n" for r in converter.rules for name, body in r.helpers)
-    return "".join(lines)
+    return converter.text()

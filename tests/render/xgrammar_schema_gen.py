@@ -1,0 +1,142 @@
+"""Random JSON schemas per feature, for comparing `render/json_schema_ebnf.py` with xgrammar 0.2.8.
+
+`scripts/fuzz_xgrammar_schema.py` runs them against xgrammar (recording venv) and writes the
+fixture `tests/render/fixtures/xgrammar_schemas.jsonl` that `test_json_schema_fixture.py`
+replays without xgrammar. Every generator takes a `random.Random` and returns one schema; about
+two thirds are wrapped in the Cohere call object, as vLLM converts them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+Schema = dict[str, Any]
+NAMES = ["a", "b", "city", "x y", "é", 'q"', "basic_string", "root", "tool_name", "n1"]
+FORMATS = ["email", "date", "date-time", "time", "duration", "ipv4", "ipv6", "hostname", "uuid", "uri",
+           "uri-reference", "uri-template", "json-pointer", "relative-json-pointer", "iri", "byte", "foo"]
+
+
+def _int_value(rng: random.Random) -> Any:
+    magnitude = rng.choice([1, 10, 100, 1000, 10**5, 10**9, 10**15])
+    value = rng.randint(-magnitude, magnitude)
+    roll = rng.random()
+    if roll < 0.1:
+        return float(value)
+    if roll < 0.13:
+        return value + 0.5
+    if roll < 0.15:
+        return rng.choice(["1", None, True])
+    return value
+
+
+def integer(rng: random.Random) -> Schema:
+    schema: Schema = {"type": "integer"}
+    for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        if rng.random() < 0.4:
+            schema[key] = _int_value(rng)
+    if "minimum" in schema and "maximum" in schema and rng.random() < 0.7 and all(
+            isinstance(schema[k], int) and not isinstance(schema[k], bool) for k in ("minimum", "maximum")):
+        low = schema["minimum"]
+        schema["maximum"] = low + rng.choice([0, 1, 5, 9, 10, 99, 100, 1000, 12345, 10**7])
+    if rng.random() < 0.25:
+        schema["multipleOf"] = rng.choice([1, 2, 3, 7, 10, 12, 1024, 1025, 0, -2, 1.5, 2.0, "x"])
+        if rng.random() < 0.5:
+            schema.pop("exclusiveMinimum", None)
+            schema.pop("exclusiveMaximum", None)
+            base = rng.randint(-500, 500)
+            schema.update(minimum=base, maximum=base + rng.choice([0, 3, 50, 200, 20000]))
+    if not any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                      "multipleOf")):
+        schema["minimum"] = rng.randint(-99999, 99999)
+    return schema
+
+
+def _json_value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.randrange(10 if depth < 2 else 7)
+    if roll == 0:
+        return rng.choice([0.1, 1.5, -2.25, 1e20, 1e-7, 3.0, -0.0, 2.5e300, 123456.789, 1e16])
+    if roll == 1:
+        return rng.choice([0, 7, -13, 2**40, 2**63 + 5, -(2**64)])
+    if roll == 2:
+        return rng.choice(["s", "東", "a\nb", 'q"', "\\", "\x01", "\x7f", "😀", "/", ""])
+    if roll in (3, 4):
+        return rng.choice([True, False, None])
+    if roll in (5, 6):
+        return rng.choice(["x", 1, None])
+    if roll in (7, 8):
+        return {rng.choice(NAMES): _json_value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
+    return [_json_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+
+
+def enum_const(rng: random.Random) -> Schema:
+    if rng.random() < 0.5:
+        return {"const": _json_value(rng)}
+    return {"enum": [_json_value(rng) for _ in range(rng.randint(1, 4))]}
+
+
+def string_format(rng: random.Random) -> Schema:
+    schema: Schema = {"type": "string", "format": rng.choice(FORMATS)}
+    roll = rng.random()
+    if roll < 0.15:
+        schema["pattern"] = "^a+$"
+    elif roll < 0.3:
+        schema["minLength"] = rng.randint(0, 3)
+    elif roll < 0.4:
+        schema["maxLength"] = rng.randint(1, 5)
+    return schema
+
+
+def _leaf(rng: random.Random) -> Schema:
+    return rng.choice([integer, enum_const, string_format])(rng)
+
+
+def mixed(rng: random.Random, depth: int = 0) -> Schema:
+    """Objects, arrays and unions around the new leaves and plain types."""
+    kind = rng.randrange(8 if depth < 3 else 3)
+    if kind == 0:
+        return _leaf(rng)
+    if kind == 1:
+        return {"type": rng.choice(["string", "integer", "number", "boolean", "null"])}
+    if kind == 2:
+        return {"type": "string", "pattern": "^[0-9]+$"} if rng.random() < 0.3 else integer(rng)
+    if kind in (3, 4):
+        names = rng.sample(NAMES, rng.randint(1, 4))
+        obj: Schema = {"type": "object", "properties": {n: mixed(rng, depth + 1) for n in names}}
+        required = [n for n in names if rng.random() < 0.4]
+        if required:
+            obj["required"] = required
+        return obj
+    if kind == 5:
+        arr: Schema = {"type": "array", "items": mixed(rng, depth + 1)}
+        if rng.random() < 0.4:
+            arr["minItems"] = rng.randint(0, 2)
+        return arr
+    if kind == 6:
+        return {"anyOf": [mixed(rng, depth + 1) for _ in range(rng.randint(1, 3))]}
+    return {"type": "object", "properties": {"v": _leaf(rng), "w": _leaf(rng)}, "required": ["v"]}
+
+
+FEATURES: dict[str, Callable[[random.Random], Schema]] = {
+    "integer": integer,
+    "enum_const": enum_const,
+    "string_format": string_format,
+    "mixed": mixed,
+}
+
+
+def call_object(parameters: Schema, name: str = "t") -> Schema:
+    """The object vLLM's Cohere parser converts for one tool."""
+    return {"type": "object", "properties": {
+        "tool_call_id": {"type": "string", "pattern": "^[0-9]+$"},
+        "tool_name": {"type": "string", "const": name},
+        "parameters": parameters}}
+
+
+def generate(feature: str, rng: random.Random) -> Schema:
+    schema = FEATURES[feature](rng)
+    if rng.random() < 0.66:
+        schema = call_object({"type": "object", "properties": {"p": schema, "q": FEATURES[feature](rng)},
+                              "required": ["p"]})
+    return schema
