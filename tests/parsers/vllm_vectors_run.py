@@ -210,16 +210,25 @@ def single_call(vec: dict[str, Any]) -> Result:
 
     `previous_text` is fed as one earlier chunk when it agrees with `current_text`; otherwise
     (a stateless-call artefact: vLLM's parser ignored it) the delta is the stream's first chunk.
+    A test that swapped `current_text` and `delta_text` is read the way it means them.
     """
     parser, tok = vector_parser(vec)
     call = vec["single_call"]
     ctx = request_context(vec)
     state = None
     prev = call["previous_text"] or ""
-    if prev and prev + call["delta_text"] == call["current_text"]:
+    text = call["delta_text"]
+    if (
+        prev
+        and prev + text != call["current_text"]
+        and (prev + call["current_text"]).strip() == text.strip()
+    ):
+        # granite's "Continuing unexpected start reasoning sequence" swaps current_text and
+        # delta_text (previous "Here wrong", delta " words"): the stream the test means
+        text = call["current_text"]
+    if prev and (prev + text == call["current_text"] or text == call["current_text"]):
         ids = tok.encode(prev, add_special_tokens=False)
         _, state = parser.stream(state, prev, ids, ctx, finished=False)
-    text = call["delta_text"]
     ids = tok.encode(text, add_special_tokens=False)
     delta, _ = parser.stream(state, text, ids, ctx, finished=False)
     if delta is None:

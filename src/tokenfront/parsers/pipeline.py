@@ -397,6 +397,12 @@ class ChatOutputParser:
                 if promoted:
                     delta = delta or DeltaMessage()
                     delta.content = (delta.content or "") + promoted
+            if tool is None and st["re"] and hasattr(rp, "content_after_reasoning_flush"):
+                # text the post-reasoning hook held back as a possible marker start
+                held = rp.content_after_reasoning_flush(st["r"])  # type: ignore[union-attr]
+                if held:
+                    delta = delta or DeltaMessage()
+                    delta.content = (delta.content or "") + held
             if tool is not None and delta is not None and delta.tool_calls:
                 last = delta.tool_calls[-1]
                 last.arguments = (last.arguments or "") + tool.remaining_args(st["t"])

@@ -5,6 +5,9 @@ tokenizer the sequences are just numbers, which is reproduced as is. vLLM 0.33.0
 token per streamed chunk (an assertion: the request fails); vLLM's
 tests/reasoning/test_hunyuan_reasoning_parser.py asserts that a multi-token chunk gives what
 feeding its tokens one at a time gives, which is what happens here (docs/deviations.md).
+Served with the reasoning parser alone, vLLM 0.33.0 sends the answer after the reasoning ended
+unparsed, `\n</answer>` included; the test's parser drops that end marker (one-shot does too),
+and so does the `content_after_reasoning` hook here.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ReasoningParser
+from tokenfront.parsers.engines.marker_drop import drop_marker_flush, drop_marker_step
 from tokenfront.parsers.registry import reasoning_parser
 
 THINK_START_IDS = [14023, 771, 397]
@@ -20,6 +24,7 @@ THINK_START_FAST_IDS = [14023, 771, 1363]
 RESPONSE_START_IDS = [198, 524, 27963, 397, 27, 9399, 397]
 RESPONSE_START_FAST_IDS = [524, 27963, 397, 27, 9399, 397]
 RESPONSE_END_IDS = [198, 524, 9399, 29]
+RESPONSE_END = "\n</answer>"
 
 _FULL = re.compile(r"(?:<think>\n(.*?)\n</think>\n<answer>\n)?(.*?)\n</answer>", re.DOTALL)
 _HALF = re.compile(r"<think>\n(.*?)\n</think>\n<answer>\n(.*)", re.DOTALL)
@@ -73,11 +78,29 @@ class HunyuanA13BReasoningParser(ReasoningParser):
                 content.append(delta.content or "")
                 reasoning.append(delta.reasoning or "")
         ended = state["state"] == "response"
+        if ended and state["ids"]:
+            # the chunk went on into an end-marker start, held after the chunk's content (the
+            # pipeline's hook then gets that content first, unless there is none)
+            state["after"] = any(content)
         if not any(content) and not any(reasoning):
             return None, ended
         return DeltaMessage(
             content="".join(content) or None, reasoning="".join(reasoning) or None
         ), ended
+
+    def content_after_reasoning(self, state: JSONState, text: str) -> str | None:
+        """Pipeline hook (no tool parser): the answer without its `\\n</answer>` end marker."""
+        if state["ids"]:  # what the id machine held at the end of the transition chunk
+            text = text + state["text"] if state.get("after") else state["text"] + text
+            state["ids"] = []
+            state["text"] = ""
+        return drop_marker_step(state, "held", text, RESPONSE_END) or None
+
+    def content_after_reasoning_flush(self, state: JSONState) -> str | None:
+        out = ""
+        if state["ids"] and state["state"] == "response":
+            out = self.content_after_reasoning(state, "") or ""
+        return out + drop_marker_flush(state, "held") or None
 
     def _pieces(self, text: str, ids: Sequence[int]) -> list[str]:
         """`text` split at its tokens (a token inside a split character gets no text)."""

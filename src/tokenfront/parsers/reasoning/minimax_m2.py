@@ -1,4 +1,10 @@
-"""minimax_m2: reasoning until `</think>` (no opener needed); minimax_m2_append_think."""
+"""minimax_m2: reasoning until `</think>` (no opener needed); minimax_m2_append_think.
+
+A `</think>` in the content after the reasoning is dropped (one-shot, as vLLM). Served with the
+reasoning parser alone, vLLM 0.33.0 streams that content unparsed, repeated `</think>` included;
+vLLM's tests/reasoning/test_minimax_m2_reasoning_parser.py::test_reasoning[double_end_token_streaming]
+asserts it dropped, as the `content_after_reasoning` hook does here (docs/deviations.md).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ReasoningParser
+from tokenfront.parsers.engines.marker_drop import drop_marker_flush, drop_marker_step
 from tokenfront.parsers.engines.reasoning_grammar import (
     END,
     REASONING,
@@ -82,6 +89,13 @@ class MinimaxM2ReasoningParser(GrammarReasoningParser):
             if ids[i] == end_id:
                 return ids[i + 1 :]
         return []
+
+    def content_after_reasoning(self, state: JSONState, text: str) -> str | None:
+        """Pipeline hook (no tool parser): content without a repeated `</think>`."""
+        return drop_marker_step(state, "_held_end", text, "</think>") or None
+
+    def content_after_reasoning_flush(self, state: JSONState) -> str | None:
+        return drop_marker_flush(state, "_held_end") or None
 
 
 @reasoning_parser("minimax_m2_append_think")
