@@ -156,13 +156,13 @@ def all_problems(vec: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-def cases(parser: str, sources: set[str]) -> list[Any]:
+def cases(parser: str, sources: set[str], kind: str = "tool") -> list[Any]:
     """pytest params (vector, mode, chunk) for the vectors whose test name is in `sources`."""
     import pytest
     from vllm_vectors_loader import load_vectors
 
     out = []
-    for vec in load_vectors(parser, kind="tool"):
+    for vec in load_vectors(parser, kind=kind):
         if vec["source"].split("::")[-1] not in sources:
             continue
         for mode in run.modes(vec):
