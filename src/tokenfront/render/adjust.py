@@ -221,7 +221,7 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
     if reasoning is None and tool is None:
         return
     if rtemplate_adjust.applies(model):  # hf / beam adjust every request
-        rtemplate_adjust.adjust(model, request)
+        rtemplate_adjust.adjust(model, request, prompt_ids)
         return
     if reasoning is None and request.tool_choice == "none":
         return

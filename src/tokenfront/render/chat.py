@@ -279,8 +279,8 @@ def render_chat_request(
 
     template_kwargs = resolve_chat_template_kwargs(model, request)
     has_reasoning = bool(model.options.reasoning_parser)
-    if not request.include_reasoning:
-        reasoning_ended: bool | None = True
+    if not request.include_reasoning or getattr(request, "_grammar_from_parser", False):
+        reasoning_ended: bool | None = True  # a parser grammar covering the reasoning: from token one
     elif has_reasoning:
         reasoning_ended = prompt_reasoning_ended(model, token_ids, template_kwargs, request)
     else:

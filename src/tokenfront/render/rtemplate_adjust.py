@@ -4,15 +4,14 @@ vLLM runs their `adjust_request` whatever the tool choice: special tokens are ke
 spaced (the template delimiters must reach the parser verbatim). With the `hf` tool parser
 active and tools offered, the guarantees a template cannot enforce without a structural
 grammar are rejected (strict tools, tool_choice required / named, `parallel_tool_calls`
-false). `beam` instead derives an xgrammar structural tag from the template, which tokenfront
-does not: like vLLM when a template's delimiters cannot be spelled out as literals (the test
-model's regex closers), no grammar is added, and a forced tool choice (required / named), which
-would need one, is rejected (docs/parsers.md).
+false). `beam` instead constrains the request with the structural tag it derives from the
+template (`rtemplate_beam`), and rejects a forced tool choice only when no tag can be derived.
 """
 
 from __future__ import annotations
 
 from tokenfront.protocol.requests import ChatCompletionRequest, RequestValidationFailure
+from tokenfront.render import rtemplate_beam
 from tokenfront.tokenization.registry import ServedModel
 
 TEMPLATE_PARSERS = frozenset({"hf", "beam"})
@@ -36,21 +35,15 @@ def _unsupported(request: ChatCompletionRequest) -> tuple[str, str] | None:
     return None
 
 
-def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
+def adjust(model: ServedModel, request: ChatCompletionRequest, prompt_ids: list[int] | None = None) -> None:
     request.skip_special_tokens = False
     request.spaces_between_special_tokens = False
     options = model.options
     tool = options.tool_call_parser if options.enable_auto_tool_choice else None
-    if tool not in TEMPLATE_PARSERS or not request.tools or request.tool_choice == "none":
+    if "beam" in (options.reasoning_parser, tool):
+        rtemplate_beam.constrain(model, request, list(prompt_ids or ()))
         return
-    if tool == "beam":
-        forced = "named" if request.named_tool_choice is not None else None
-        forced = "required" if request.tool_choice == "required" else forced
-        if forced is not None:
-            raise RequestValidationFailure(
-                f"response_template parsing cannot guarantee {forced} tool choice for this request",
-                parameter="tool_choice",
-            )
+    if tool not in TEMPLATE_PARSERS or not request.tools or request.tool_choice == "none":
         return
     unsupported = _unsupported(request)
     if unsupported is not None:
