@@ -53,6 +53,38 @@ def integer(rng: random.Random) -> Schema:
     return schema
 
 
+def _float_value(rng: random.Random) -> Any:
+    roll = rng.random()
+    if roll < 0.25:
+        return rng.randint(-1000, 1000)
+    if roll < 0.5:
+        return round(rng.uniform(-100, 100), rng.randint(0, 3))
+    if roll < 0.7:
+        return rng.uniform(-1e4, 1e4)
+    if roll < 0.72:
+        return rng.choice(["1", None, True])
+    return rng.choice([0.0, -0.0, 1e-7, 0.1, 0.5, 1e15, 123.4567891, 0.0000005, 0.9999999, 2.0000001, 1e300])
+
+
+def number(rng: random.Random) -> Schema:
+    schema: Schema = {"type": "number"}
+    for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        if rng.random() < 0.35:
+            schema[key] = _float_value(rng)
+    bounds = [k for k in ("minimum", "exclusiveMinimum") if k in schema]
+    tops = [k for k in ("maximum", "exclusiveMaximum") if k in schema]
+    if bounds and tops and rng.random() < 0.8:
+        low, high = schema[bounds[0]], schema[tops[0]]
+        if isinstance(low, (int, float)) and isinstance(high, (int, float)) and not isinstance(low, bool) \
+                and not isinstance(high, bool) and low > high:
+            schema[bounds[0]], schema[tops[0]] = high, low
+    if rng.random() < 0.1:
+        schema["multipleOf"] = rng.choice([0.5, 2, 0, "x"])
+    if not any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
+        schema["minimum"] = _float_value(rng)
+    return schema
+
+
 def _json_value(rng: random.Random, depth: int = 0) -> Any:
     roll = rng.randrange(10 if depth < 2 else 7)
     if roll == 0:
@@ -89,7 +121,7 @@ def string_format(rng: random.Random) -> Schema:
 
 
 def _leaf(rng: random.Random) -> Schema:
-    return rng.choice([integer, enum_const, string_format])(rng)
+    return rng.choice([integer, number, enum_const, string_format])(rng)
 
 
 def mixed(rng: random.Random, depth: int = 0) -> Schema:
@@ -120,6 +152,7 @@ def mixed(rng: random.Random, depth: int = 0) -> Schema:
 
 FEATURES: dict[str, Callable[[random.Random], Schema]] = {
     "integer": integer,
+    "number": number,
     "enum_const": enum_const,
     "string_format": string_format,
     "mixed": mixed,

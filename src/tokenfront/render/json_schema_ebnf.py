@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokenfront.render.json_schema_ranges import integer_range
+from tokenfront.render.json_schema_ranges import integer_range, number_range
 
 WS = "[ \\n\\r\\t]*"
 
@@ -319,6 +319,8 @@ class _Converter:
             return self._string(schema, keys, rule)
         if kind == "integer":
             return self._integer(schema, keys, rule)
+        if kind == "number":
+            return self._number(schema, keys, rule)
         if kind == "array":
             return self._array(schema, keys, rule)
         if kind == "object":
@@ -377,6 +379,39 @@ class _Converter:
         if start is None and end is None:
             return self._inline("integer", rule)
         return [[self._merge(integer_range(start, end))]]
+
+    def _number(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
+        if not keys <= {"type", *_INT_KEYS, "multipleOf"}:
+            raise UnsupportedSchema(f"number keywords {sorted(keys)}")
+        if "multipleOf" in schema:  # checked, then ignored by xgrammar
+            if not _number(schema["multipleOf"]):
+                raise SchemaRejected("Value must be a number")
+            if schema["multipleOf"] <= 0:
+                raise SchemaRejected("multipleOf must be greater than 0")
+        bounds: dict[str, float] = {}
+        for key in _INT_KEYS:
+            if key in schema:
+                if not _number(schema[key]):
+                    raise SchemaRejected("Value must be a number")
+                bounds[key] = float(schema[key])
+        low, high = bounds.get("minimum"), bounds.get("maximum")
+        low_x, high_x = bounds.get("exclusiveMinimum"), bounds.get("exclusiveMaximum")
+        if ((low is not None and high is not None and low > high)
+                or (low is not None and high_x is not None and low >= high_x)
+                or (low_x is not None and high is not None and low_x >= high)
+                or (low_x is not None and high_x is not None and low_x >= high_x)):
+            raise SchemaRejected("Invalid range: empty range")
+        start, strict_start = low, False
+        if low_x is not None and (start is None or low_x >= start):
+            start, strict_start = low_x, True
+        end, strict_end = high, False
+        if high_x is not None and (end is None or high_x <= end):
+            end, strict_end = high_x, True
+        if start is None and end is None:
+            return self._inline("number", rule)
+        if any(v != v or v in (float("inf"), float("-inf")) for v in (start, end) if v is not None):
+            raise UnsupportedSchema("non-finite bound")
+        return [[self._merge(number_range(start, end, strict_start, strict_end))]]
 
     def _ref(self, ref: Any) -> str:
         if not isinstance(ref, str):
