@@ -120,6 +120,27 @@ def string_format(rng: random.Random) -> Schema:
     return schema
 
 
+def all_of(rng: random.Random) -> Schema:
+    count = rng.choice([0, 1, 1, 1, 2, 3])
+    options = [rng.choice([integer, number, enum_const, string_format, _plain, _nested])(rng) for _ in range(count)]
+    schema: Schema = {"allOf": options}
+    if rng.random() < 0.2:
+        schema["description"] = "d"
+    if rng.random() < 0.1:
+        schema["type"] = "string"
+    return schema
+
+
+def _plain(rng: random.Random) -> Schema:
+    return rng.choice([{}, {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"},
+                       {"type": "null"}, {"type": "array"}, {"type": "object"}, {"$ref": "#/$defs/p"},
+                       {"type": "array", "items": {"type": "string"}}])
+
+
+def _nested(rng: random.Random) -> Schema:
+    return {"type": "object", "properties": {"v": _leaf(rng)}, "required": rng.choice([[], ["v"]])}
+
+
 def _leaf(rng: random.Random) -> Schema:
     return rng.choice([integer, number, enum_const, string_format])(rng)
 
@@ -153,6 +174,7 @@ def mixed(rng: random.Random, depth: int = 0) -> Schema:
 FEATURES: dict[str, Callable[[random.Random], Schema]] = {
     "integer": integer,
     "number": number,
+    "all_of": all_of,
     "enum_const": enum_const,
     "string_format": string_format,
     "mixed": mixed,
@@ -172,4 +194,5 @@ def generate(feature: str, rng: random.Random) -> Schema:
     if rng.random() < 0.66:
         schema = call_object({"type": "object", "properties": {"p": schema, "q": FEATURES[feature](rng)},
                               "required": ["p"]})
+    schema["$defs"] = {"p": {"type": "string", "maxLength": 3}}
     return schema

@@ -74,6 +74,8 @@ _INLINE: dict[str, list[list[str]]] = {
     "number": [],
 }
 _INT_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_ANY_ALTERNATIVES = [["basic_number"], ["basic_string"], ["basic_boolean"], ["basic_null"], ["basic_array"],
+                     ["basic_object"]]
 _ADDL_ANY = "((basic_number) | (basic_string) | (basic_boolean) | (basic_null) | (basic_array) | (basic_object))"
 
 Alternatives = list[list[str]]
@@ -280,11 +282,15 @@ class _Converter:
                 return rule_name
         return self._define(name, schema)
 
-    def _visit(self, schema: Any, rule: _Rule) -> Alternatives:
+    def _visit(self, schema: Any, rule: _Rule, direct: bool = False) -> Alternatives:
+        """The rule's alternatives; `direct`: written out even where xgrammar would refer to a
+        built-in rule (a schema generated in place, as the one schema of an `allOf`)."""
         plain = self._plain(schema)
-        if plain is not None and rule.name == "root":
+        if plain is not None and rule.name == "root" and not direct:
             return [[plain]]
         if plain == "basic_any":
+            if direct:
+                return _ANY_ALTERNATIVES
             raise UnsupportedSchema("an empty schema as a named definition")
         keys = set(schema) - _NOTES - _DEFS
         if "$ref" in keys:
@@ -300,6 +306,8 @@ class _Converter:
             if not values:
                 raise SchemaRejected("enum array must not be empty")
             return [[literal(_json_text(v))] for v in values]
+        if "allOf" in keys and not keys & {"anyOf", "oneOf"}:
+            return self._all_of(schema["allOf"], rule)
         for key in ("anyOf", "oneOf"):
             if key in keys:
                 if keys != {key} or not isinstance(schema[key], list) or not schema[key]:
@@ -326,6 +334,18 @@ class _Converter:
         if kind == "object":
             return self._object(schema, keys, rule)
         raise UnsupportedSchema(f"keywords {sorted(keys)}")
+
+    def _all_of(self, schemas: Any, rule: _Rule) -> Alternatives:
+        """One schema is written in place; several (or none) give any value (xgrammar does not
+        intersect them yet), after each is checked as xgrammar parses it."""
+        if not isinstance(schemas, list):
+            raise SchemaRejected("allOf must be an array")
+        if len(schemas) == 1:
+            # Written into this rule, but the rules it makes are named after `<rule>_case_0`.
+            return self._visit(schemas[0], _Rule(f"{rule.name}_case_0", helpers=rule.helpers), direct=True)
+        for each in schemas:
+            _Converter(self.root_schema)._define("root", each)
+        return _ANY_ALTERNATIVES
 
     def _inline(self, kind: str, rule: _Rule) -> Alternatives:
         """A plain type written out in a rule of its own (what the `basic_*` rules hold)."""
