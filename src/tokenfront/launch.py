@@ -114,7 +114,7 @@ def run(
         settings.workers,
     )
     if settings.workers <= 1:
-        app = create_app(registry, settings)
+        app = create_app(registry, settings, serving=True)
         _exit_cleanly_on_stop_signals()
         uvicorn.run(app, **uvicorn_kwargs(settings))
         return 0

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tokenfront import __version__
 from tokenfront.api.errors import APIError, internal_error, validation_errors
+from tokenfront.api.gc_policy import settle_heap
 from tokenfront.api.hot_paths import HotPaths
 from tokenfront.api.middleware import RequestGuard
 from tokenfront.api.routes import derender, render, system, tokenize
@@ -33,8 +34,14 @@ class TokenfrontApp(FastAPI):
     """
 
     front: ASGIApp | None = None
+    # A serving process tunes the garbage collector once start-up is complete (gc_policy);
+    # in-process apps (tests, embedding) leave the interpreter's settings alone.
+    settle_heap_on_startup: bool = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan" and self.settle_heap_on_startup:
+            await super().__call__(scope, receive, _settle_heap_at_startup(send))
+            return
         if scope["type"] != "http" or self.front is None:
             await super().__call__(scope, receive, send)
             return
@@ -47,8 +54,22 @@ class TokenfrontApp(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) -> FastAPI:
-    """Build the FastAPI app over already-loaded models."""
+def _settle_heap_at_startup(send: Send) -> Send:
+    """`send` that settles the heap just before reporting a successful lifespan start-up."""
+
+    async def wrapped(message: dict) -> None:  # type: ignore[type-arg]
+        if message.get("type") == "lifespan.startup.complete":
+            settle_heap()
+        await send(message)
+
+    return wrapped
+
+
+def create_app(
+    registry: ModelRegistry, settings: ServerSettings | None = None, *, serving: bool = False
+) -> FastAPI:
+    """Build the FastAPI app over already-loaded models; `serving`: for a server process (tunes
+    the garbage collector once start-up is complete, see `gc_policy`)."""
     settings = settings or ServerSettings()
     docs: dict[str, str | None] = (
         {"openapi_url": None, "docs_url": None, "redoc_url": None}
@@ -84,6 +105,7 @@ def create_app(registry: ModelRegistry, settings: ServerSettings | None = None) 
     # The guard sees every request; the hot render/derender routes skip FastAPI's machinery
     # (same handlers, see hot_paths).
     app.front = RequestGuard(HotPaths(app.handle, fastapi_app=app), settings=settings)
+    app.settle_heap_on_startup = serving
     _add_error_handlers(app)
     return app
 
@@ -120,4 +142,4 @@ def create_app_from_env() -> FastAPI:
     from tokenfront.launch import load_from_env
 
     options, settings = load_from_env()
-    return create_app(ModelRegistry.load(options), settings)
+    return create_app(ModelRegistry.load(options), settings, serving=True)
