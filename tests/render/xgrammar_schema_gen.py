@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 Schema = dict[str, Any]
-NAMES = ["a", "b", "city", "x y", "é", 'q"', "basic_string", "root", "tool_name", "n1"]
+NAMES = ["a", "b", "city", "x y", "é", 'q"', "basic_string", "root", "tool_name", "n1", "it's", "a?b", "ab",
+         "abc", "-", "]", "^", "\\", "[", "東京", "😀", "c\td"]
 FORMATS = ["email", "date", "date-time", "time", "duration", "ipv4", "ipv6", "hostname", "uuid", "uri",
            "uri-reference", "uri-template", "json-pointer", "relative-json-pointer", "iri", "byte", "foo"]
 
@@ -141,6 +142,23 @@ def _nested(rng: random.Random) -> Schema:
     return {"type": "object", "properties": {"v": _leaf(rng)}, "required": rng.choice([[], ["v"]])}
 
 
+def additional(rng: random.Random) -> Schema:
+    names = rng.sample(NAMES, rng.randint(0, 5))
+    obj: Schema = {"type": "object", "properties": {n: _small(rng) for n in names}}
+    obj["additionalProperties"] = rng.choice([True, True, False, {}, {"type": "integer"}, {"type": "string"},
+                                              {"type": "object", "properties": {"z": {"type": "null"}}},
+                                              {"enum": [1, 2]}, integer(rng)])
+    required = [n for n in names if rng.random() < 0.3]
+    if required or rng.random() < 0.3:
+        obj["required"] = required
+    return obj
+
+
+def _small(rng: random.Random) -> Schema:
+    return rng.choice([{"type": "string"}, {"type": "integer"}, {}, {"enum": ["x", 1]}, {"type": "boolean"},
+                       {"type": "array", "items": {"type": "number"}}])
+
+
 def _leaf(rng: random.Random) -> Schema:
     return rng.choice([integer, number, enum_const, string_format])(rng)
 
@@ -175,6 +193,7 @@ FEATURES: dict[str, Callable[[random.Random], Schema]] = {
     "integer": integer,
     "number": number,
     "all_of": all_of,
+    "additional": additional,
     "enum_const": enum_const,
     "string_format": string_format,
     "mixed": mixed,

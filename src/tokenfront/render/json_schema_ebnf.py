@@ -112,7 +112,7 @@ def literal(text: str) -> str:
     out = ['"']
     for ch in text:
         code = ord(ch)
-        if ch in '"\\':
+        if ch in '"\\\'?':
             out.append("\\" + ch)
         elif 0x20 <= code < 0x7F:
             out.append(ch)
@@ -184,6 +184,19 @@ def _multiple_of(value: Any) -> int | None:
     if value <= 0:
         raise SchemaRejected("multipleOf must be greater than 0")
     return int(value) if value == int(value) and value <= 1024 else None
+
+
+def _class_char(byte: int) -> str:
+    """One byte inside a printed character class."""
+    if chr(byte) in "\\]-\"'?":
+        return "\\" + chr(byte)
+    if chr(byte) in "\t\n\r":
+        return {9: "\\t", 10: "\\n", 13: "\\r"}[byte]
+    return chr(byte) if byte < 0x80 else f"\\x{byte:02x}"
+
+
+def _byte_literal(byte: int) -> str:
+    return literal(chr(byte)) if byte < 0x80 else f'"\\x{byte:02x}"'
 
 
 def _choices(alternatives: Alternatives) -> str:
@@ -529,38 +542,48 @@ class _Converter:
             raise UnsupportedSchema("required name without a property")
         open_, close = literal("{"), literal("}")
         empty = [open_, WS, close]
+        names = list(props)
+        entries = [[literal(_json_text(k)), WS, literal(":"), WS,
+                    self._value(props[k], f"{rule.name}_prop_{i}")] for i, k in enumerate(names)]
+        value_name = None
         if extra is not False:
-            if props:
-                raise UnsupportedSchema("additionalProperties next to properties")
             if extra is True:
                 value = self._reserve(f"{rule.name}_addl")
                 value.body = _ADDL_ANY
                 value_name = value.name
             else:
                 value_name = self._value(extra, f"{rule.name}_addl")
+        if value_name is not None and not props:
             pair = ["basic_string", WS, literal(":"), WS, value_name]
             more = self._reserve(f"{rule.name}_properties")
             more.body = _choices([[WS, literal(","), WS, *pair]])
             return [[open_, WS, *pair, f"{more.name}{{0, -1}}", WS, close], empty]
         if not props:
             return [empty]
-        names = list(props)
-        entries = [[literal(_json_text(k)), WS, literal(":"), WS,
-                    self._value(props[k], f"{rule.name}_prop_{i}")] for i, k in enumerate(names)]
         needed = [k in required for k in names]
         count = len(names)
-        tails: dict[int, str] = {}  # rest after property i-1, for i in 1..count-1
+        tails: dict[int, str] = {}  # rest after property i-1, for i in 1..count (count: the extras)
+        other: list[str] = []
+        if value_name is not None:
+            other = [self._key_rule(names, rule), WS, literal(":"), WS, value_name]
+            more = self._reserve(f"{rule.name}_additional_properties")
+            more.body = _choices([[WS, literal(","), WS, *other]])
+            last = self._reserve(f"{rule.name}_part_{count - 1}")
+            last.body = _choices([[f"{more.name}{{0, -1}}"]])
+            tails[count] = last.name
         for i in range(count - 1, 0, -1):
             part = self._reserve(f"{rule.name}_part_{i - 1}")
-            after = [tails[i + 1]] if i + 1 < count else []
+            after = [tails[i + 1]] if i + 1 in tails else []
             take = [WS, literal(","), WS, *entries[i], *after]
             part.body = _choices([take] if needed[i] else [after, take])
             tails[i] = part.name
         firsts: Alternatives = []
         for i in range(count):
-            firsts.append([*entries[i], *([tails[i + 1]] if i + 1 < count else [])])
+            firsts.append([*entries[i], *([tails[i + 1]] if i + 1 in tails else [])])
             if needed[i]:
                 break
+        if other and not any(needed):
+            firsts.append([*other, tails[count]])
         if len(firsts) == 1:
             inner = firsts[0]
         else:
@@ -569,6 +592,32 @@ class _Converter:
         if not any(needed):
             alternatives.append(empty)
         return alternatives
+
+    def _key_rule(self, names: list[str], rule: _Rule) -> str:
+        """A JSON string other than the named properties: a character trie over their names."""
+        key = self._reserve(f"{rule.name}_addl_key")
+        trie: dict[int, Any] = {}
+        for name in names:
+            data = name.encode("utf-8")
+            if any((b < 0x20 and b not in (9, 10, 13)) or b == 0x7F for b in data):
+                raise UnsupportedSchema("control character in a property name")
+            node = trie
+            for byte in data:
+                node = node.setdefault(byte, {})
+            node[-1] = {}  # end of a name
+
+        def helper(node: dict[int, Any]) -> str:
+            edges = sorted(b for b in node if b >= 0)
+            subs = [helper(node[b]) for b in edges]
+            alternatives: Alternatives = [] if -1 in node else [[literal('"')]]
+            excluded = "".join(_class_char(b) for b in edges)
+            alternatives.append([f"[^\\0-\\x1f\\\"\\\\\\r\\n{excluded}]", "basic_string_sub"])
+            alternatives.append([literal("\\"), "basic_escape", "basic_string_sub"])
+            alternatives += [[_byte_literal(b), sub] for b, sub in zip(edges, subs, strict=True)]
+            return self._helper(key, _choices(alternatives))
+
+        key.body = f"{_choices([[literal(chr(34)), helper(trie)]])} (=({WS} [,}}\\]:]))"
+        return key.name
 
 
 def schema_to_ebnf(schema: dict[str, Any]) -> str:
