@@ -30,6 +30,7 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import cached_vocab
+from tokenfront.parsers.engines.json_prefix import stable_prefix
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,
@@ -136,62 +137,6 @@ def arguments_of(raw: str, partial: bool) -> str:
     if span is None:
         return "" if partial else "{}"
     return span
-
-
-def stable_prefix(text: str, string_keys: list[str] | None) -> str:
-    """The part of a (partial) arguments object that later text cannot change.
-
-    Members before the last top-level value are stable; the last value is left out unless it
-    is a string of a key whose schema only allows strings (then its open content streams).
-    """
-    last_colon = -1
-    last_key: str | None = None
-    pending: str | None = None
-    in_string = escape = False
-    start = -1
-    depth = 0
-    for i, ch in enumerate(text):
-        if escape:
-            escape = False
-            continue
-        if in_string:
-            if ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-                if depth == 1 and start >= 0:
-                    pending = text[start + 1 : i]
-            continue
-        if ch == '"':
-            in_string = True
-            start = i
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-        elif ch == ":" and depth == 1:
-            last_colon = i
-            last_key = pending
-            pending = None
-    if last_colon < 0:
-        return ""
-    end = last_colon + 1
-    while end < len(text) and text[end] in _JSON_WS:
-        end += 1
-    if end >= len(text) or text[end] != '"':
-        return text[:end]
-    if string_keys is not None and last_key not in string_keys:
-        return text[:end]
-    escape = False
-    for i in range(end + 1, len(text)):
-        ch = text[i]
-        if escape:
-            escape = False
-        elif ch == "\\":
-            escape = True
-        elif ch == '"':
-            return text[:i]
-    return text
 
 
 def new_state() -> JSONState:
@@ -463,7 +408,7 @@ class ArrayCallsEngine:
         if slot[1]:
             current = type_arguments(current, self.tools, slot[1])
         prev = slot[5]
-        safe = stable_prefix(current, slot[4])
+        safe = stable_prefix(current, slot[4])[0]
         if not safe or (prev and not safe.startswith(prev)):
             return None
         slot[5] = safe

@@ -30,6 +30,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
+from tokenfront.parsers.engines.json_prefix import stable_prefix
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,
@@ -205,63 +206,6 @@ def compile_grammar(grammar: Grammar, tokenizer: Any) -> _Compiled:
 
 
 _NAME_IN_JSON = regex.compile(r'"name"\s*:\s*"([^"]*)"')
-
-
-def safe_arg_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
-    """The prefix of a converted arguments object that later text cannot change.
-
-    Values before the last top-level one are stable; the last one is cut unless it is a string
-    of a key that always stays a string (then its open content streams). Also tells whether
-    the prefix stops inside that string.
-    """
-    last_colon = -1
-    last_key: str | None = None
-    pending: str | None = None
-    in_string = escape = False
-    start = -1
-    depth = 0
-    for i, c in enumerate(text):
-        if escape:
-            escape = False
-            continue
-        if in_string:
-            if c == "\\":
-                escape = True
-            elif c == '"':
-                in_string = False
-                if depth == 1 and start >= 0:
-                    pending = text[start + 1 : i]
-            continue
-        if c == '"':
-            in_string = True
-            start = i
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-        elif c == ":" and depth == 1:
-            last_colon = i
-            last_key = pending
-            pending = None
-    if last_colon < 0:
-        return "", False
-    end = last_colon + 1
-    while end < len(text) and text[end] in " \t\n\r":
-        end += 1
-    if end >= len(text) or text[end] != '"':
-        return text[:end], False
-    if string_keys is not None and last_key not in string_keys:
-        return text[:end], False
-    escape = False
-    for i in range(end + 1, len(text)):
-        c = text[i]
-        if escape:
-            escape = False
-        elif c == "\\":
-            escape = True
-        elif c == '"':
-            return text[:i], True
-    return text, True
 
 
 def _new_slot() -> dict[str, Any]:
@@ -623,7 +567,7 @@ class MarkupToolParser(ToolParser):
         if slot["name"]:
             current = type_arguments(current, self.tools, slot["name"])
         prev = slot["out"]
-        safe, value_streams = safe_arg_prefix(current, slot["keys"])
+        safe, value_streams = stable_prefix(current, slot["keys"])
         if not safe or (prev and not safe.startswith(prev)):
             return None
         slot["out"] = safe
