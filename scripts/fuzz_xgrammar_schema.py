@@ -65,6 +65,7 @@ def main() -> int:
     for feature in args.feature:
         rng = random.Random(f"{feature}-{args.seed}")
         same = errors = unsupported = differ = 0
+        reasons: dict[str, int] = {}
         kept = 0
         for _ in range(args.count):
             schema = gen.generate(feature, rng)
@@ -72,6 +73,7 @@ def main() -> int:
             got = own_answer(schema)
             if got[0] == "unsupported":
                 unsupported += 1
+                reasons[got[1]] = reasons.get(got[1], 0) + 1
                 continue
             if got == want:
                 same += want[0] == "grammar"
@@ -91,6 +93,8 @@ def main() -> int:
         failed |= differ > 0
         print(f"{feature}: {args.count} schemas, {same} same grammar, {errors} same error, "
               f"{differ} differ, {unsupported} outside the subset")
+        if reasons and args.show:
+            print("  outside:", sorted(reasons.items(), key=lambda kv: -kv[1])[:8])
     if args.record:
         FIXTURE.parent.mkdir(parents=True, exist_ok=True)
         with FIXTURE.open("w", encoding="utf-8") as out:

@@ -154,6 +154,26 @@ def additional(rng: random.Random) -> Schema:
     return obj
 
 
+def array(rng: random.Random) -> Schema:
+    schema: Schema = {"type": "array"} if rng.random() < 0.9 else {}
+    if rng.random() < 0.7:
+        schema["prefixItems"] = [rng.choice([_small, _leaf])(rng) for _ in range(rng.randint(0, 3))]
+        if rng.random() < 0.03:
+            schema["prefixItems"].append(rng.choice([False, True, 1]))
+    roll = rng.random()
+    if roll < 0.5:
+        schema["items"] = rng.choice([_small, _leaf])(rng)
+    elif roll < 0.6:
+        schema["items"] = rng.choice([True, False, {}, 3])
+    if rng.random() < 0.5:
+        schema["minItems"] = rng.choice([0, 1, 2, 3, 4, -1, 1.0, True])
+    if rng.random() < 0.5:
+        schema["maxItems"] = rng.choice([0, 1, 2, 3, 4, 5, 7, -1, 2.0])
+    if rng.random() < 0.1:
+        schema["uniqueItems"] = True
+    return schema
+
+
 def _small(rng: random.Random) -> Schema:
     return rng.choice([{"type": "string"}, {"type": "integer"}, {}, {"enum": ["x", 1]}, {"type": "boolean"},
                        {"type": "array", "items": {"type": "number"}}])
@@ -194,6 +214,7 @@ FEATURES: dict[str, Callable[[random.Random], Schema]] = {
     "number": number,
     "all_of": all_of,
     "additional": additional,
+    "array": array,
     "enum_const": enum_const,
     "string_format": string_format,
     "mixed": mixed,

@@ -107,6 +107,10 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and _INT64[0] <= value <= _INT64[1]
+
+
 def literal(text: str) -> str:
     """An EBNF string literal as xgrammar prints it."""
     out = ['"']
@@ -221,8 +225,8 @@ class _Converter:
 
     # ---- rules ------------------------------------------------------------------------------
     def _reserve(self, name: str) -> _Rule:
-        if name in self.names:
-            raise UnsupportedSchema(f"rule name clash {name!r}")
+        """A converter rule; a taken name gets the first free `name_N`, as xgrammar allocates."""
+        name = self._free(name)
         rule = _Rule(name)
         self.names.add(name)
         self.rules.append(rule)
@@ -334,8 +338,13 @@ class _Converter:
                     for i, k in enumerate(kind)]
         if keys == {"type"} and kind in _INLINE:
             return self._inline(kind, rule)
-        if kind is None and "properties" in keys:
-            kind = "object"
+        if kind is None:  # no type: the keywords decide, as xgrammar reads them
+            if keys & {"properties", "additionalProperties"}:
+                kind = "object"
+            elif keys & {"items", "prefixItems"}:
+                kind = "array"
+            else:
+                return _ANY_ALTERNATIVES
         if kind == "string":
             return self._string(schema, keys, rule)
         if kind == "integer":
@@ -501,34 +510,83 @@ class _Converter:
         raise UnsupportedSchema(f"string keywords {sorted(keys)}")
 
     def _array(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
-        if not keys <= {"type", "items", "minItems", "maxItems"}:
+        if not keys <= {"type", "items", "minItems", "maxItems", "prefixItems", "uniqueItems"}:
             raise UnsupportedSchema(f"array keywords {sorted(keys)}")
-        low, high = schema.get("minItems", 0), schema.get("maxItems")
-        if not isinstance(low, int) or isinstance(low, bool) or (
-                high is not None and (not isinstance(high, int) or isinstance(high, bool))):
-            raise UnsupportedSchema("array bounds")
-        if high is not None and (high < max(low, 1)):
-            raise UnsupportedSchema("array bounds")
-        if "items" not in schema:  # strict mode: no items allowed
-            if low:
-                raise UnsupportedSchema("minItems without items")
-            return [[literal("["), WS, literal("]")]]
-        item = self._value(schema["items"], f"{rule.name}_additional")
-        more = [WS, literal(","), WS, item]
-        low_more, high_more = max(low - 1, 0), (-1 if high is None else high - 1)
-        full = [literal("["), WS, item]
-        if (low_more, high_more) == (1, 1):  # one more item: written out
-            full += more
-        elif (low_more, high_more) == (0, 1):  # an optional one: split off by the normalizer
-            full.append(self._helper(rule, _choices([[], more])))
-        elif (low_more, high_more) != (0, 0):
-            items = self._reserve(f"{rule.name}_items")
-            items.body = _choices([more])
-            full.append(f"{items.name}{{{low_more}, {high_more}}}")
-        alternatives = [[*full, WS, literal("]")]]
-        if low == 0:
-            alternatives.append([literal("["), WS, literal("]")])
-        return alternatives
+        prefix = schema.get("prefixItems", [])
+        if not isinstance(prefix, list):
+            raise SchemaRejected("prefixItems must be an array")
+        firsts: list[str] = []
+        for i, each in enumerate(prefix):
+            if each is False:
+                raise SchemaRejected("prefixItems contains false")
+            if not isinstance(each, dict):
+                raise SchemaRejected("prefixItems must be an array of objects or booleans")
+            firsts.append(self._value(each, f"{rule.name}_item_{i}"))
+        items = schema.get("items", False)  # strict mode: no items unless given
+        if not isinstance(items, (bool, dict)):
+            raise SchemaRejected("items must be a boolean or an object")
+        item = None
+        if items is True:
+            any_value = self._reserve(f"{rule.name}_additional")
+            any_value.body = _ADDL_ANY
+            item = any_value.name
+        elif items is not False:
+            item = self._value(items, f"{rule.name}_additional")
+        low, high = schema.get("minItems", 0), schema.get("maxItems", -1)
+        if not _integer(low):
+            raise SchemaRejected("minItems must be an integer")
+        low = max(low, 0)
+        if "maxItems" in schema and (not _integer(high) or high < 0):
+            raise SchemaRejected("maxItems must be a non-negative integer")
+        count = len(firsts)
+        if high != -1 and low > high:
+            raise SchemaRejected(f"minItems is greater than maxItems: {low} > {high}")
+        if high != -1 and high < count:
+            raise SchemaRejected(f"maxItems is less than the number of prefixItems: {high} < {count}")
+        if item is None and count < low:
+            raise SchemaRejected("minItems is greater than the number of prefixItems, but additional items "
+                                 f"are not allowed: {low} > {count}")
+        empty = [literal("["), WS, literal("]")]
+        if not firsts:
+            if item is None or high == 0:
+                return [empty]
+            more = [WS, literal(","), WS, item]
+            full = [literal("["), WS, item, *self._repeat(rule, "items", more, max(low - 1, 0),
+                                                          -1 if high == -1 else high - 1), WS, literal("]")]
+            return [full, empty] if low == 0 else [full]
+        sep = [WS, literal(","), WS]
+        tail: list[str] = []
+        optional_one = False  # one optional item more: a helper of the rule that holds it
+        if item is not None and high != count:
+            bounds = (max(low - count, 0), -1 if high == -1 else high - count)
+            optional_one = bounds == (0, 1)
+            if not optional_one:
+                tail = self._repeat(rule, "additional_items", [*sep, item], *bounds)
+        if optional_one and low >= count:
+            tail = [self._helper(rule, _choices([[], [*sep, item]]))]
+        rest: list[str] = list(tail)
+        for i in range(count - 1, low - 1, -1):
+            suffix = self._reserve(f"{rule.name}_suffix_{i}")
+            if optional_one and i == count - 1:
+                rest = [self._helper(suffix, _choices([[], [*sep, item]]))]
+            suffix.body = _choices([[], [*(sep if i else []), firsts[i], *rest]])
+            rest = [suffix.name]
+        needed: list[str] = []
+        for i in range(min(low, count)):
+            needed += [*(sep if i else []), firsts[i]]
+        return [[literal("["), WS, *needed, *rest, WS, literal("]")]]
+
+    def _repeat(self, rule: _Rule, suffix: str, more: list[str], low: int, high: int) -> list[str]:
+        """`more` repeated low..high times (high -1: unbounded), as xgrammar writes it."""
+        if (low, high) == (1, 1):
+            return more
+        if (low, high) == (0, 1):
+            return [self._helper(rule, _choices([[], more]))]
+        if (low, high) == (0, 0):
+            return []
+        repeated = self._reserve(f"{rule.name}_{suffix}")
+        repeated.body = _choices([more])
+        return [f"{repeated.name}{{{low}, {high}}}"]
 
     def _object(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
         if not keys <= {"type", "properties", "required", "additionalProperties"}:
