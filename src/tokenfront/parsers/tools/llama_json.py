@@ -50,7 +50,7 @@ def _skip_separator(text: str, pos: int) -> int:
     return end
 
 
-@tool_parser("llama3_json", "llama4_json")
+@tool_parser("llama3_json")
 class LlamaJsonToolParser(JsonToolParser):
     name = "llama3_json"
     # vLLM gives this parser a structural-tag model ("llama"), which (with strict tool calling,
