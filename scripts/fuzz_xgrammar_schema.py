@@ -6,7 +6,7 @@ Run with the recording venv, which has xgrammar (never a tokenfront dependency):
         [--feature F ...] [--record K] [--show N]
 Schemas come from tests/render/xgrammar_schema_gen.py. A case passes when both sides print the
 same grammar, or xgrammar fails and tokenfront raises `SchemaRejected` with xgrammar's message.
-`--record K` rewrites tests/render/fixtures/xgrammar_schemas.jsonl with the first K reproduced
+`--record K` rewrites tests/render/fixtures/xgrammar_schemas.jsonl.gz with the first K reproduced
 cases of each feature (the grammar without the fixed built-in rules), replayed in CI.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gzip
 import json
 import random
 import re
@@ -29,7 +30,7 @@ import xgrammar_schema_gen as gen  # noqa: E402
 
 from tokenfront.render.json_schema_ebnf import SchemaRejected, UnsupportedSchema, schema_to_ebnf  # noqa: E402
 
-FIXTURE = ROOT / "tests" / "render" / "fixtures" / "xgrammar_schemas.jsonl"
+FIXTURE = ROOT / "tests" / "render" / "fixtures" / "xgrammar_schemas.jsonl.gz"
 _ERROR = re.compile(r"^\[[0-9:]+\] \S+:[0-9]+: (.*)$", re.S)
 
 
@@ -97,7 +98,7 @@ def main() -> int:
             print("  outside:", sorted(reasons.items(), key=lambda kv: -kv[1])[:8])
     if args.record:
         FIXTURE.parent.mkdir(parents=True, exist_ok=True)
-        with FIXTURE.open("w", encoding="utf-8") as out:
+        with gzip.open(FIXTURE, "wt", encoding="utf-8") as out:
             for case in recorded:
                 if "grammar" in case:
                     case["grammar"] = strip_builtins(case["grammar"])

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tokenfront.api.errors import APIError
 from tokenfront.config import ModelOptions
 from tokenfront.protocol.requests import ChatCompletionRequest, RequestValidationFailure
 from tokenfront.render.adjust import adjust_request
@@ -99,9 +100,18 @@ def test_schema_and_tools_share_one_tag(cohere: ServedModel) -> None:
     assert _tag(request)["format"]["triggers"] == ["<|START_RESPONSE|>", "<|START_ACTION|>"]
 
 
+def test_tool_schema_xgrammar_rejects_is_a_500(cohere: ServedModel) -> None:
+    bad = {"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"n": {"type": "integer", "minimum": 3, "maximum": 1}}}}}
+    with pytest.raises(APIError) as caught:
+        adjust_request(cohere, _request(tools=[bad]), [1])
+    assert caught.value.status == 500 and caught.value.err_type == "InternalServerError"
+    assert caught.value.message.endswith("] <path>:4944: Invalid range: minimum greater than maximum")
+
+
 def test_tool_schema_outside_the_subset_gets_no_tag(cohere: ServedModel) -> None:
     bounded = {"type": "function", "function": {"name": "f", "parameters": {
-        "type": "object", "properties": {"n": {"allOf": [{"type": "integer"}, {"minimum": 1}]}}}}}
+        "type": "object", "properties": {"n": {"type": "integer"}}, "minProperties": 1}}}
     request = _request(tools=[bounded])
     adjust_request(cohere, request, [1])
     assert request.structured_outputs is None and request.skip_special_tokens is False

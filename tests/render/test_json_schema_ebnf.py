@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tokenfront.render.json_schema_ebnf import UnsupportedSchema, literal, schema_to_ebnf
+from tokenfront.render.json_schema_ebnf import SchemaRejected, UnsupportedSchema, literal, schema_to_ebnf
 
 WS = "[ \\n\\r\\t]*"
 
@@ -54,11 +54,44 @@ def test_literal_escapes() -> None:
 
 
 @pytest.mark.parametrize("schema", [
-    {"type": "number", "multipleOf": 0.5, "exclusiveMaximum": 1, "prefixItems": []},
-    {"allOf": [{"type": "string"}, {"minLength": 1}]},
-    {"type": "object", "properties": {"a": {}}, "additionalProperties": True},
+    {"type": "object", "properties": {"a": {}}, "minProperties": 1},
+    {"type": "object", "patternProperties": {"^x": {"type": "integer"}}},
+    {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}},
+    {"type": "array", "unevaluatedItems": False},
     {"type": "string", "pattern": 'a"b'},
 ])
 def test_outside_the_subset(schema: dict[str, Any]) -> None:
     with pytest.raises(UnsupportedSchema):
         schema_to_ebnf(schema)
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ({"type": "integer", "minimum": 5, "maximum": 1}, "Invalid range: minimum greater than maximum"),
+    ({"type": "number", "exclusiveMinimum": 1, "maximum": 1}, "Invalid range: empty range"),
+    ({"enum": []}, "enum array must not be empty"),
+    ({"type": "string", "minLength": 3, "maxLength": 2}, "minLength 3 is greater than maxLength 2"),
+    ({"type": "array", "prefixItems": [{}], "maxItems": 0}, "maxItems is less than the number of prefixItems: 0 < 1"),
+    ({"type": "foo"}, 'Unsupported type "foo"'),
+])
+def test_schemas_xgrammar_rejects(schema: dict[str, Any], message: str) -> None:
+    with pytest.raises(SchemaRejected, match=message):
+        schema_to_ebnf(schema)
+
+
+def test_integer_range_is_its_own_grammar_merged_in() -> None:
+    rules = _own_rules({"type": "object", "properties": {"n": {"type": "integer", "minimum": 5, "maximum": 123}},
+                        "required": ["n"]})
+    assert rules[1:3] == [
+        "root_prop_0 ::= ((root_1))",
+        'root_1 ::= (([5-9]) | ([1-9] [0-9]) | ("1" "0" [0-9]) | ("1" "1" [0-9]) | ("1" "2" [0-3]))',
+    ]
+
+
+def test_date_format() -> None:
+    assert _own_rules({"type": "string", "format": "date"})[:5] == [
+        'root ::= (("\\"" root_1 "\\""))',
+        'root_1 ::= ((root_1_1{4, 4} "-" root_2 "-" root_3))',
+        "root_1_1 ::= (([0-9]))",
+        'root_2 ::= (("0" [1-9]) | ("1" [0-2]))',
+        'root_3 ::= (("0" [1-9]) | ([1-2] [0-9]) | ("3" [01]))',
+    ]

@@ -1,7 +1,7 @@
 """Random JSON schemas per feature, for comparing `render/json_schema_ebnf.py` with xgrammar 0.2.8.
 
 `scripts/fuzz_xgrammar_schema.py` runs them against xgrammar (recording venv) and writes the
-fixture `tests/render/fixtures/xgrammar_schemas.jsonl` that `test_json_schema_fixture.py`
+fixture `tests/render/fixtures/xgrammar_schemas.jsonl.gz` that `test_json_schema_fixture.py`
 replays without xgrammar. Every generator takes a `random.Random` and returns one schema; about
 two thirds are wrapped in the Cohere call object, as vLLM converts them.
 """
@@ -174,6 +174,23 @@ def array(rng: random.Random) -> Schema:
     return schema
 
 
+def odd(rng: random.Random) -> Schema:
+    """Keyword shapes at the edges: errors, siblings that are not read, missing types."""
+    return rng.choice([
+        lambda: {"type": "object", "properties": {"a": _small(rng)}, "required": rng.choice([["b"], "a", ["a", "b"]])},
+        lambda: {"type": "object", "properties": rng.choice([[], {"a": _small(rng)}]), "required": []},
+        lambda: {"type": rng.choice([[], ["string", "null"], ["string", 3], "foo", 7, ["integer", "foo"]]),
+                 **rng.choice([{}, {"minLength": 2}, {"minimum": 1}])},
+        lambda: {rng.choice(["anyOf", "oneOf"]): rng.choice([[], [_small(rng)], "x", [_leaf(rng), _small(rng)]]),
+                 **rng.choice([{}, {"type": "string"}])},
+        lambda: {"type": "string", **rng.choice([{"pattern": "a", "minLength": 3}, {"minLength": -1},
+                                                 {"maxLength": 0}, {"minLength": 4, "maxLength": 2},
+                                                 {"minLength": 1.5}, {"maxLength": "3"},
+                                                 {"format": "date", "minLength": 5, "maxLength": 1}])},
+        lambda: {"minimum": 3} if rng.random() < 0.5 else {"format": "date"},
+    ])()
+
+
 def _small(rng: random.Random) -> Schema:
     return rng.choice([{"type": "string"}, {"type": "integer"}, {}, {"enum": ["x", 1]}, {"type": "boolean"},
                        {"type": "array", "items": {"type": "number"}}])
@@ -215,6 +232,7 @@ FEATURES: dict[str, Callable[[random.Random], Schema]] = {
     "all_of": all_of,
     "additional": additional,
     "array": array,
+    "odd": odd,
     "enum_const": enum_const,
     "string_format": string_format,
     "mixed": mixed,

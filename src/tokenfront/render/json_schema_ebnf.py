@@ -310,9 +310,7 @@ class _Converter:
                 return _ANY_ALTERNATIVES
             raise UnsupportedSchema("an empty schema as a named definition")
         keys = set(schema) - _NOTES - _DEFS
-        if "$ref" in keys:
-            if keys != {"$ref"}:
-                raise UnsupportedSchema("$ref with siblings")
+        if "$ref" in keys:  # other keywords next to it are not read
             return [[self._ref(schema["$ref"])]]
         if "const" in keys:
             return [[literal(_json_text(schema["const"]))]]
@@ -323,20 +321,29 @@ class _Converter:
             if not values:
                 raise SchemaRejected("enum array must not be empty")
             return [[literal(_json_text(v))] for v in values]
-        if "allOf" in keys and not keys & {"anyOf", "oneOf"}:
-            return self._all_of(schema["allOf"], rule)
-        for key in ("anyOf", "oneOf"):
+        for key in ("anyOf", "oneOf"):  # other keywords next to them are not read
             if key in keys:
-                if keys != {key} or not isinstance(schema[key], list) or not schema[key]:
-                    raise UnsupportedSchema(key)
-                return [[self._value(s, f"{rule.name}_case_{i}")] for i, s in enumerate(schema[key])]
+                if not isinstance(schema[key], list):
+                    raise SchemaRejected(f"{key} must be an array")
+                return [[self._value(s, f"{rule.name}_case_{i}")] for i, s in enumerate(schema[key])] or [[]]
+        if "allOf" in keys:
+            return self._all_of(schema["allOf"], rule)
         kind = schema.get("type")
         if isinstance(kind, list):
-            if not kind or not all(isinstance(k, str) for k in kind):
-                raise UnsupportedSchema("type list")
-            return [[self._value({**schema, "type": k}, f"{rule.name}_type_{i}")]
-                    for i, k in enumerate(kind)]
-        if keys == {"type"} and kind in _INLINE:
+            if not kind:
+                rest = {k: v for k, v in schema.items() if k != "type"}
+                return [[self._value(rest, f"{rule.name}_type_0")]]
+            found: Alternatives = []
+            for i, each in enumerate(kind):
+                if not isinstance(each, str):
+                    raise SchemaRejected("type must be a string or an array of strings")
+                found.append([self._value({**schema, "type": each}, f"{rule.name}_type_{i}")])
+            return found
+        if kind is not None and not isinstance(kind, str):
+            raise SchemaRejected("Type should be a string")
+        if kind is not None and kind not in _PLAIN_TYPES:
+            raise SchemaRejected(f'Unsupported type "{kind}"')
+        if (keys == {"type"} and kind in _INLINE) or kind in ("boolean", "null"):
             return self._inline(kind, rule)
         if kind is None:  # no type: the keywords decide, as xgrammar reads them
             if keys & {"properties", "additionalProperties"}:
@@ -385,8 +392,6 @@ class _Converter:
         return _INLINE[kind]
 
     def _integer(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
-        if not keys <= {"type", *_INT_KEYS, "multipleOf"}:
-            raise UnsupportedSchema(f"integer keywords {sorted(keys)}")
         multiple = _multiple_of(schema.get("multipleOf"))
         bounds = {key: _int_bound(schema[key]) for key in _INT_KEYS if key in schema}
         if bounds.get("exclusiveMinimum") == _INT64[1]:
@@ -423,8 +428,6 @@ class _Converter:
         return [[self._merge(integer_range(start, end))]]
 
     def _number(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
-        if not keys <= {"type", *_INT_KEYS, "multipleOf"}:
-            raise UnsupportedSchema(f"number keywords {sorted(keys)}")
         if "multipleOf" in schema:  # checked, then ignored by xgrammar
             if not _number(schema["multipleOf"]):
                 raise SchemaRejected("Value must be a number")
@@ -474,43 +477,45 @@ class _Converter:
 
     def _string(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
         quote = literal('"')
-        if "format" in keys:
-            fmt = schema["format"]
-            if not isinstance(fmt, str):
-                raise UnsupportedSchema("format")
-            found = _format_rules(fmt)
-            if found is not None:  # xgrammar then ignores pattern and length bounds
-                return [[quote, self._merge(found), quote]]
-            keys = keys - {"format"}
-            if keys == {"type"}:
-                return self._inline("string", rule)
-        if keys == {"type", "pattern"}:
+        low, high = schema.get("minLength", 0), schema.get("maxLength", -1)
+        if "minLength" in schema and not (_integer(low) and low <= 2**31 - 1):
+            raise SchemaRejected("minLength must be an integer not exceeding 2147483647")
+        if "maxLength" in schema and not _integer(high):
+            raise SchemaRejected("maxLength must be an integer")
+        if not -(2**31) <= low or not high <= 2**31 - 1:
+            raise UnsupportedSchema("string length beyond 32 bits")
+        if high != -1 and low > high:
+            raise SchemaRejected(f"minLength {low} is greater than maxLength {high}")
+        fmt = schema.get("format")
+        if fmt is not None and not isinstance(fmt, str):
+            raise UnsupportedSchema("format")
+        found = _format_rules(fmt) if fmt is not None else None
+        if found is not None:  # xgrammar then ignores pattern and length bounds
+            return [[quote, self._merge(found), quote]]
+        if "pattern" in keys:  # and then length bounds
             pattern = schema["pattern"]
             if (not isinstance(pattern, str) or '"' in pattern or "\\\\" in pattern
                     or not all(0x20 <= ord(c) < 0x7F for c in pattern)):
                 raise UnsupportedSchema("pattern")
             regex = self._helper(rule, f"Regex({literal(pattern)}, json_string=true)")
             return [[quote, regex, quote]]
-        if keys <= {"type", "minLength", "maxLength"} and keys != {"type"}:
-            low, high = schema.get("minLength", 0), schema.get("maxLength", -1)
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)):
-                raise UnsupportedSchema("string length")
-            char = '[^\\"\\\\\\r\\n]'
-            if (low, high) == (0, -1):
-                return self._inline("string", rule)
-            if (low, high) == (0, 1):
-                return [[quote, self._helper(rule, _choices([[], [char]])), quote]]
-            if (low, high) == (1, 1):
-                return [[quote, char, quote]]
-            if high == 0 or (high != -1 and high < low):
-                raise UnsupportedSchema("string length")
-            chars = self._reserve(f"{rule.name}_characters")
-            chars.body = _choices([[char]])
-            return [[quote, f"{chars.name}{{{low}, {high}}}", quote]]
-        raise UnsupportedSchema(f"string keywords {sorted(keys)}")
+        if (low, high) == (0, -1):
+            return self._inline("string", rule)
+        char = '[^\\"\\\\\\r\\n]'
+        if low < 0:
+            pass
+        elif (low, high) == (0, 0):
+            return [[quote, quote]]
+        elif (low, high) == (0, 1):
+            return [[quote, self._helper(rule, _choices([[], [char]])), quote]]
+        elif (low, high) == (1, 1):
+            return [[quote, char, quote]]
+        chars = self._reserve(f"{rule.name}_characters")
+        chars.body = _choices([[char]])
+        return [[quote, f"{chars.name}{{{low}, {high}}}", quote]]
 
     def _array(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
-        if not keys <= {"type", "items", "minItems", "maxItems", "prefixItems", "uniqueItems"}:
+        if keys & {"unevaluatedItems", "minContains"}:
             raise UnsupportedSchema(f"array keywords {sorted(keys)}")
         prefix = schema.get("prefixItems", [])
         if not isinstance(prefix, list):
@@ -582,27 +587,32 @@ class _Converter:
             return more
         if (low, high) == (0, 1):
             return [self._helper(rule, _choices([[], more]))]
-        if (low, high) == (0, 0):
+        if low < 0:
+            pass
+        elif (low, high) == (0, 0):
             return []
         repeated = self._reserve(f"{rule.name}_{suffix}")
         repeated.body = _choices([more])
         return [f"{repeated.name}{{{low}, {high}}}"]
 
     def _object(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
-        if not keys <= {"type", "properties", "required", "additionalProperties"}:
+        if keys & {"patternProperties", "propertyNames", "minProperties", "maxProperties",
+                    "unevaluatedProperties"}:
             raise UnsupportedSchema(f"object keywords {sorted(keys)}")
-        props = schema.get("properties") or {}
-        required = schema.get("required") or []
-        extra = schema.get("additionalProperties", False)
-        if not isinstance(props, dict) or not isinstance(required, list):
-            raise UnsupportedSchema("properties")
-        if any(r not in props for r in required):
-            raise UnsupportedSchema("required name without a property")
-        open_, close = literal("{"), literal("}")
-        empty = [open_, WS, close]
+        props = schema.get("properties", {})
+        if not isinstance(props, dict):
+            raise SchemaRejected("properties must be an object")
         names = list(props)
         entries = [[literal(_json_text(k)), WS, literal(":"), WS,
                     self._value(props[k], f"{rule.name}_prop_{i}")] for i, k in enumerate(names)]
+        required = schema.get("required", [])
+        if not isinstance(required, list):
+            raise SchemaRejected("required must be an array")
+        if not all(isinstance(r, str) for r in required):
+            raise UnsupportedSchema("required name that is not a string")
+        extra = schema.get("additionalProperties", False)
+        open_, close = literal("{"), literal("}")
+        empty = [open_, WS, close]
         value_name = None
         if extra is not False:
             if extra is True:
@@ -640,14 +650,14 @@ class _Converter:
             firsts.append([*entries[i], *([tails[i + 1]] if i + 1 in tails else [])])
             if needed[i]:
                 break
-        if other and not any(needed):
+        if other and not required:  # (a required name without a property counts too)
             firsts.append([*other, tails[count]])
         if len(firsts) == 1:
             inner = firsts[0]
         else:
             inner = [self._helper(rule, _choices(firsts))]
         alternatives = [[open_, WS, *inner, WS, close]]
-        if not any(needed):
+        if not required:
             alternatives.append(empty)
         return alternatives
 
