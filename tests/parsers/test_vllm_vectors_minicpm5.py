@@ -1,8 +1,9 @@
 """Regression vectors for the minicpm5 tool parser (issue 8).
 
 Each vector comes from a vLLM parser unit test (`vllm-project/vllm`, tests/tool_parsers/test_minicpm5xml_tool_parser.py);
-its pytest id starts with that test's path. `test_thinking_only_sentencepiece_normalized_in_content` is not pinned: served vLLM 0.33.0
-keeps the raw text as content when no call is found (docs/deviations.md).
+its pytest id starts with that test's path. All are pinned, among them
+`test_thinking_only_sentencepiece_normalized_in_content`: without a call the content is the
+parser's normalized text (served vLLM 0.33.0 keeps the raw text; docs/deviations.md).
 """
 
 from __future__ import annotations
@@ -13,11 +14,7 @@ import pytest
 from vllm_vectors_loader import load_vectors
 from vllm_vectors_run import cases, needs_models, problems
 
-# Contradicted by vLLM 0.33.0's served output and not followed (docs/deviations.md).
-NOT_FOLLOWED = ["test_thinking_only_sentencepiece_normalized_in_content"]
-ALL = {vec["source"].split("::")[-1] for vec in load_vectors("minicpm5", kind="tool")} - set(
-    NOT_FOLLOWED
-)
+ALL = {vec["source"].split("::")[-1] for vec in load_vectors("minicpm5", kind="tool")}
 
 
 @needs_models
