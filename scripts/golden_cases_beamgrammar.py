@@ -91,6 +91,23 @@ _EXTRA_KEYWORDS = _tool("ranged", {
     "minProperties": 1,
 })
 
+_PATTERNS = _tool("tagged", {
+    "type": "object",
+    "properties": {
+        "markup": {"type": "string", "pattern": "<b>[a-z]+"},
+        "word": {"type": "string", "pattern": "^[a-z]+$"},
+        "any": {"type": "string", "pattern": ".+"},
+        "host": {"type": "string", "format": "hostname"},
+        "note": {"type": "string", "description": "m\u00e9t\u00e9o \u2603"},
+    },
+    "required": ["word"],
+})
+_PATTERN_WORD = _tool("word_only", {
+    "type": "object",
+    "properties": {"word": {"type": "string", "pattern": "^[a-z]+$"}, "n": {"type": ["integer", "null"]}},
+    "required": ["word", "n"],
+})
+
 _WEATHER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 _JSON_SCHEMA_RF = {"type": "json_schema", "json_schema": {"name": "answer", "schema": _WEATHER_SCHEMA}}
 _TAG_RF = {
@@ -153,6 +170,31 @@ def _cases() -> dict[str, dict[str, Any]]:
         "so_choice": {"messages": m, "structured_outputs": {"choice": ["sunny", "rainy"]}},
         "so_json": {"messages": m, "tools": tools, "structured_outputs": {"json": _WEATHER_SCHEMA}},
         "so_bad_regex": {"messages": m, "structured_outputs": {"regex": "(["}},
+        "patterns_strict": {"messages": m, "tools": _strict([_PATTERNS])},
+        "patterns_required": {"messages": m, "tools": [_PATTERNS], "tool_choice": "required"},
+        "pattern_word_strict": {"messages": m, "tools": _strict([_PATTERN_WORD, _NESTED])},
+        "named_parallel_false": {"messages": m, "tools": tools, "tool_choice": gr.NAMED, "parallel_tool_calls": False},
+        "named_missing": {"messages": m, "tools": [tools[1]], "tool_choice": gr.NAMED},
+        "reasoning_effort_none": {"messages": m, "tools": tools, "reasoning_effort": "none"},
+        "thinking_on_explicit": {"messages": m, "tools": tools, "chat_template_kwargs": {"enable_thinking": True}},
+        "continue_answer": {"messages": [*m, {"role": "assistant", "content": "<response>\nIt is"}],
+                            "tools": tools, "continue_final_message": True, "add_generation_prompt": False},
+        "continue_answer_required": {"messages": [*m, {"role": "assistant", "content": "<response>\nIt is"}],
+                                     "tools": tools, "tool_choice": "required",
+                                     "continue_final_message": True, "add_generation_prompt": False},
+        "continue_thinking": {"messages": [*m, {"role": "assistant", "content": "<think>\nLet me"}],
+                              "tools": tools, "continue_final_message": True, "add_generation_prompt": False},
+        "continue_after_thinking": {"messages": [*m, {"role": "assistant", "content": "<think>\nok\n</think>\n\n"}],
+                                    "tools": tools, "continue_final_message": True, "add_generation_prompt": False},
+        "continue_plain": {"messages": [*m, {"role": "assistant", "content": "Sure"}],
+                           "continue_final_message": True, "add_generation_prompt": False},
+        "so_grammar": {"messages": m, "structured_outputs": {"grammar": 'root ::= "yes" | "no"'}},
+        "so_json_string": {"messages": m, "structured_outputs": {"json": '{"type": "object", "properties": {"a": {"type": "integer"}}}'}},
+        "so_choice_one": {"messages": m, "tools": tools, "structured_outputs": {"choice": ["only"]}},
+        "tools_none_regex": {"messages": m, "tools": tools, "tool_choice": "none", "structured_outputs": {"regex": "[a-z]+"}},
+        "tool_history": {"messages": [*m, {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}], "tools": tools},
         "tools_none_json_object": {"messages": m, "tools": tools, "tool_choice": "none",
                                    "response_format": {"type": "json_object"}},
     }
