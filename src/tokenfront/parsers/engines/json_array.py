@@ -30,7 +30,7 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import cached_vocab
-from tokenfront.parsers.engines.json_prefix import stable_prefix
+from tokenfront.parsers.engines.json_scan import member_object_span, stable_prefix
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,
@@ -65,71 +65,6 @@ class ArrayCallsSpec:
     name: str
     id_markers: tuple[str, ...]  # matched by token id when ids are given
     text_markers: tuple[str, ...]  # matched by text only
-
-
-def json_object_end(raw: str, start: int) -> int | None:
-    """End (exclusive) of the object starting at `raw[start]` == "{", or None while open."""
-    depth = 0
-    in_string = escape = False
-    for i in range(start, len(raw)):
-        ch = raw[i]
-        if escape:
-            escape = False
-        elif in_string:
-            if ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
-
-
-def member_object_span(raw: str, key: str) -> str | None:
-    """The verbatim text of the object-valued top-level member `key` (maybe still open).
-
-    None when the member's value has not started; ValueError when it is not an object.
-    """
-    depth = 0
-    in_string = escape = False
-    start = -1
-    last_string: str | None = None
-    for i, ch in enumerate(raw):
-        if escape:
-            escape = False
-            continue
-        if in_string:
-            if ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-                if depth == 1:
-                    last_string = raw[start + 1 : i]
-            continue
-        if ch == '"':
-            in_string = True
-            start = i
-        elif ch == ":" and depth == 1 and last_string == key:
-            value = i + 1
-            while value < len(raw) and raw[value] in _JSON_WS:
-                value += 1
-            if value >= len(raw):
-                return None
-            if raw[value] != "{":
-                raise ValueError(f"member {key!r} must be a JSON object")
-            end = json_object_end(raw, value)
-            return raw[value:] if end is None else raw[value:end]
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-    return None
 
 
 def arguments_of(raw: str, partial: bool) -> str:

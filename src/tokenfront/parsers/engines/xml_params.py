@@ -30,7 +30,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
-from tokenfront.parsers.engines.json_prefix import stable_prefix
+from tokenfront.parsers.engines.json_scan import stable_prefix
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,

@@ -127,8 +127,38 @@ class TruncatedCallCloser(ToolParser):
     """A Hunyuan tool parser whose streams send an open call's arguments as JSON snapshots
     (`_snapshot(state, args_text) -> (json, ends_in_open_string)`); `finish` closes a cut call."""
 
+    calls_start: str
+    calls_end: str
+    call_start: str
+    call_end: str
+    calls_start_id: int | None
+
     def _snapshot(self, st: JSONState, args_text: str) -> tuple[str, bool]:
         raise NotImplementedError
+
+    def _take(
+        self, st: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> tuple[bool, str | None]:
+        """Add a delta to the call buffer once the tool-calls section has begun (False before:
+        the delta is content), with the text ahead of the section marker. A closing pair seen
+        in the stream completes a call left without its `</tool_call>`."""
+        pair = self.call_end + self.calls_end
+        window = st["tail"] + delta_text
+        st["closed"] = st["closed"] or pair in window
+        st["tail"] = window[-(len(pair) - 1) :]
+        st["seen"] = st["seen"] or self.calls_start_id in delta_ids
+        if not st["seen"]:
+            return False, None
+        content: str | None = None
+        if self.calls_start in delta_text:
+            parts = delta_text.split(self.calls_start)
+            st["buf"] += parts[-1]
+            content = parts[0] or None
+        else:
+            st["buf"] += delta_text
+        if st["closed"] and self.call_end not in st["buf"]:
+            st["buf"] += pair
+        return True, content
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
         """A stream cut before `</tool_call>`: send the withheld end of the open call's
@@ -223,22 +253,9 @@ class HYV3ToolParser(TruncatedCallCloser):
         st = state
         if not st:
             st.update(self.initial_state())
-        pair = self.call_end + self.calls_end
-        window = st["tail"] + delta_text
-        st["closed"] = st["closed"] or pair in window
-        st["tail"] = window[-(len(pair) - 1) :]
-        st["seen"] = st["seen"] or self.calls_start_id in delta_ids
-        if not st["seen"]:
+        in_section, content = self._take(st, delta_text, delta_ids)
+        if not in_section:
             return DeltaMessage(content=delta_text)
-        content: str | None = None
-        if self.calls_start in delta_text:
-            parts = delta_text.split(self.calls_start)
-            st["buf"] += parts[-1]
-            content = parts[0] or None
-        else:
-            st["buf"] += delta_text
-        if st["closed"] and self.call_end not in st["buf"]:
-            st["buf"] += pair
         buf = st["buf"]
         start = buf.find(self.call_start)
         if start == -1 and st["name"] is None:

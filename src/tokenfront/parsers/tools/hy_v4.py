@@ -142,22 +142,9 @@ class HYV4ToolParser(TruncatedCallCloser):
         st = state
         if not st:
             st.update(self.initial_state())
-        pair = self.call_end + self.calls_end
-        window = st["tail"] + delta_text
-        st["closed"] = st["closed"] or pair in window
-        st["tail"] = window[-(len(pair) - 1) :]
-        st["seen"] = st["seen"] or self.calls_start_id in delta_ids
-        if not st["seen"]:
+        in_section, content = self._take(st, delta_text, delta_ids)
+        if not in_section:
             return DeltaMessage(content=delta_text)
-        content: str | None = None
-        if self.calls_start in delta_text:
-            parts = delta_text.split(self.calls_start)
-            st["buf"] += parts[-1]
-            content = parts[0] or None
-        else:
-            st["buf"] += delta_text
-        if st["closed"] and self.call_end not in st["buf"]:
-            st["buf"] += pair
         calls: list[DeltaToolCall] = []
         while True:
             buf = st["buf"]

@@ -20,6 +20,7 @@ from typing import Any
 
 from tokenfront.parsers.base import ExtractedToolCalls, JSONState, ToolCall
 from tokenfront.parsers.engines.json_args_stream import JsonArgsMixin
+from tokenfront.parsers.engines.json_scan import member_object_span
 from tokenfront.parsers.engines.schema_types import type_arguments
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
@@ -51,7 +52,6 @@ TERMINALS = {
     "TOOL_TEXT": "<|content_invoke_tool_text|>",
     "TOOL_ERROR": "<|content_tool_error|>",
 }
-_JSON_WS = " \t\r\n"
 
 
 def _rows() -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
@@ -78,69 +78,11 @@ def _rows() -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
 TRANSITIONS = _rows()
 
 
-def _object_end(raw: str, start: int) -> int | None:
-    depth, in_string, escape = 0, False, False
-    for i in range(start, len(raw)):
-        ch = raw[i]
-        if escape:
-            escape = False
-        elif in_string:
-            if ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
-
-
-def member_object(raw: str, key: str) -> str | None:
-    """The verbatim text of the top-level object member `key` (maybe unterminated)."""
-    depth, in_string, escape = 0, False, False
-    string_start = -1
-    last: str | None = None
-    for i, ch in enumerate(raw):
-        if escape:
-            escape = False
-            continue
-        if in_string:
-            if ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-                if depth == 1:
-                    last = raw[string_start + 1 : i]
-            continue
-        if ch == '"':
-            in_string, string_start = True, i
-        elif ch == ":" and depth == 1 and last == key:
-            start = i + 1
-            while start < len(raw) and raw[start] in _JSON_WS:
-                start += 1
-            if start >= len(raw):
-                return None
-            if raw[start] != "{":
-                raise ValueError(f"member {key!r} must be a JSON object")
-            end = _object_end(raw, start)
-            return raw[start:] if end is None else raw[start:end]
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-    return None
-
-
 class InklingArgs:
     """The `args` object carved out of the call JSON, verbatim (prefix-stable)."""
 
     def convert(self, raw: str, partial: bool) -> str:
-        span = member_object(raw, "args")
+        span = member_object_span(raw, "args")
         if span is None:
             return "" if partial else "{}"
         return span
