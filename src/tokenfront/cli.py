@@ -86,6 +86,8 @@ IGNORED_ENGINE_FLAGS: dict[str, bool] = {
     "--disable-log-requests": False,
     "--enable-log-outputs": False,
     "--disable-frontend-multiprocessing": False,
+    # tokenfront keeps no multimodal processor cache: it always answers as vLLM with 0 here.
+    "--mm-processor-cache-gb": True,
 }
 
 
@@ -216,6 +218,10 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--reasoning-effort-map",
           help="JSON object rewriting a request's reasoning effort before templating, "
                """e.g. '{"medium": "low", "xhigh": "max"}' (unlisted efforts pass unchanged).""")
+    g = p.add_argument_group("multimodal")
+    _flag(g, "--limit-mm-per-prompt",
+          help="""JSON object: most items of a modality in one prompt, e.g. '{"image": 2}' """
+               "(vLLM's default: 999).")
     g = p.add_argument_group("parsers (list them with `tokenfront parsers`)")
     _flag(g, "--tool-call-parser",
           help="Tool-call parser for derender, e.g. hermes, llama3_json, mistral.")
@@ -392,6 +398,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         enable_auto_tool_choice=args.enable_auto_tool_choice,
         reasoning_parser=args.reasoning_parser,
         tool_strict_level=args.tool_strict_level,
+        limit_mm_per_prompt=_json_arg(args.limit_mm_per_prompt, "--limit-mm-per-prompt"),
     )
     options: list[ModelOptions] = []
     if args.models_config:

@@ -44,6 +44,8 @@ class ModelOptions:
     enable_auto_tool_choice: bool = False
     reasoning_parser: str | None = None
     max_logprobs: int = DEFAULT_MAX_LOGPROBS
+    # `--limit-mm-per-prompt`: items per modality, e.g. {"image": 2} (vLLM's default is 999).
+    limit_mm_per_prompt: dict[str, Any] | None = None
 
     @property
     def names(self) -> list[str]:

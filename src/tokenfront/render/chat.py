@@ -34,6 +34,7 @@ from tokenfront.render.mistral import (
     is_mistral_tokenizer,
     render_mistral_prompt,
 )
+from tokenfront.render.multimodal.images import request_images
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
@@ -159,8 +160,9 @@ def render_prompt(
     tok_params: TokenizeParams,
     *,
     want_offsets: bool = False,
+    features_out: list[dict[str, Any]] | None = None,
 ) -> tuple[list[int], list[list[int]] | None]:
-    """Template the conversation and tokenize it."""
+    """Template the conversation and tokenize it (multimodal `features` into `features_out`)."""
     if is_mistral_tokenizer(model.tokenizer):
         return check_token_ids(model, render_mistral_prompt(model, request), tok_params), None
     if model.model_type in HARMONY_MODEL_TYPES:  # gpt-oss: vLLM renders Harmony, not the template
@@ -179,9 +181,15 @@ def render_prompt(
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
     if mode is not None:  # vLLM renders these families with its own encoder, not the template
-        check_media_support(model, request.messages)
-        conversation = to_conversation(request.messages, encoder_content_format(mode))
-        text = encode_prompt(mode, conversation, tools, kwargs, request.messages)
+        images = request_images(model, mode, request.messages)  # image parts on V4.1 vision
+        messages = request.messages if images is None else images.messages
+        check_media_support(model, messages)
+        conversation = to_conversation(messages, encoder_content_format(mode))
+        text = encode_prompt(mode, conversation, tools, kwargs, messages)
+        if images is not None:
+            return images.tokenize(
+                model, text, tok_params, want_offsets, request.mm_payload == "tensors", features_out
+            )
         return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
     check_media_support(model, request.messages)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
@@ -251,12 +259,14 @@ def render_chat_request(
     tok_params = chat_tokenize_params(model, request)
 
     offsets: list[list[int]] | None = None
+    features: list[dict[str, Any]] = []
     reused = reused_prompt_ids(model, request)
     if reused is not None:
         token_ids = reused
     else:
         token_ids, offsets = render_prompt(
-            model, request, tok_params, want_offsets=bool(request.return_token_offsets)
+            model, request, tok_params, want_offsets=bool(request.return_token_offsets),
+            features_out=features,
         )
     adjust.adjust_request(model, request, token_ids)
     if not token_ids:
@@ -291,7 +301,7 @@ def render_chat_request(
         "request_id": f"chatcmpl-{base_id}",
         "token_ids": token_ids,
         "token_offsets": offsets,
-        "features": None,
+        "features": features[0] if features else None,
         "content_parts": None,
         "sampling_params": sampling,
         "model": request.model,

@@ -20,6 +20,7 @@ from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
 from tokenfront.render.media_inputs import check_media_support
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import is_mistral_tokenizer, tokenize_mistral_chat
+from tokenfront.render.multimodal.images import expand_prompt, request_images
 from tokenfront.tokenization.registry import ServedModel
 
 
@@ -111,7 +112,9 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
             },
         ),
     )
-    check_media_support(model, request.messages)
+    images = request_images(model, mode, request.messages)  # image parts on V4.1 vision
+    messages = request.messages if images is None else images.messages
+    check_media_support(model, messages)
     if k3:  # vLLM's K3 renderer: the tokenizer encodes to ids directly
         server_template = model.chat_template if model.options.chat_template else None
         conversation = to_conversation(request.messages, "string")
@@ -119,9 +122,12 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
     if mode is not None:  # vLLM's DeepSeek renderers encode with their own encoder
-        conversation = to_conversation(request.messages, encoder_content_format(mode))
-        text = encode_prompt(mode, conversation, tools, kwargs, request.messages)
-        return list(model.tokenizer(text, add_special_tokens=request.add_special_tokens)["input_ids"])
+        conversation = to_conversation(messages, encoder_content_format(mode))
+        text = encode_prompt(mode, conversation, tools, kwargs, messages)
+        if images is not None:
+            text = images.finish_text(text)
+        ids = list(model.tokenizer(text, add_special_tokens=request.add_special_tokens)["input_ids"])
+        return ids if images is None else expand_prompt(model, images, ids, with_tensors=False)
     assert template is not None
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)

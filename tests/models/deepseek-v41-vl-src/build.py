@@ -22,7 +22,7 @@ SHARED_TOKENIZER = MODELS.parents[2] / "shared" / "models" / "deepseek" / "token
 IMAGE_TOKEN = "<｜deepseek_image｜>"
 IMAGE_ID = 129264
 STAMP = "build-stamp.json"
-VERSION = 1
+VERSION = 2
 VISION = {
     "num_hidden_layers": 1,
     "hidden_size": 64,
@@ -40,10 +40,11 @@ def _tokenizer() -> dict:
     for token in data["added_tokens"]:
         if token["id"] == IMAGE_ID:
             token["content"] = IMAGE_TOKEN
+    # Only the added token is renamed: putting it into the BPE vocabulary as well makes the
+    # tokenizers library renumber the added tokens (every marker id shifts by one).
     vocab = data["model"]["vocab"]
     for key in [k for k, v in vocab.items() if v == IMAGE_ID]:
         del vocab[key]
-    vocab[IMAGE_TOKEN] = IMAGE_ID
     return data
 
 
