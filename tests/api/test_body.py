@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -25,3 +26,43 @@ def test_depth_from_bytes_agrees_with_the_walk(
     value = {"pad": [[1]] * 40, "body": _nested(depth, leaf)}
     raw = json.dumps(value, indent=indent).encode()
     assert _too_deep(value, raw) == _walk_too_deep(value) == (depth + 1 > MAX_JSON_DEPTH)
+
+
+def _plain_nested(depth: int, leaf: object) -> object:
+    value = leaf
+    for i in range(depth):
+        value = [value, "s", ""] if i % 2 else {"k": value, "": "", "t": 1}
+    return value
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1])
+@pytest.mark.parametrize("leaf", [1, "", "plain", "[[[{{{", '\\"]]]}}}\\\\'])
+def test_depth_with_bracket_free_strings(depth: int, leaf: object) -> None:
+    """Strings without brackets (the fast path) and one string that holds some (the slow one)."""
+    value = {"pad": [{"a": "b"}] * 40, "body": _plain_nested(depth, leaf)}
+    raw = json.dumps(value).encode()
+    assert _too_deep(value, raw) == _walk_too_deep(value) == (depth + 1 > MAX_JSON_DEPTH)
+
+
+def test_depth_fuzz_agrees_with_the_walk() -> None:
+    rng = random.Random(11)
+    full = ['"', "\\", "[", "]", "{", "}", "a", " ", ":", ","]
+    bracket_free = ['"', "\\", "a", " ", ":", ","]
+    alphabet = full
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+
+    def tree(depth: int) -> object:
+        """One spine `depth` containers deep; the siblings along it are leaves."""
+        if depth == 0 or rng.random() < 0.05:
+            return rng.choice([1, None, text()])
+        if rng.random() < 0.5:
+            return [tree(depth - 1), *(text() for _ in range(rng.randint(0, 1)))]
+        return {text(): tree(depth - 1), **{text() + "_": 1 for _ in range(rng.randint(0, 1))}}
+
+    for trial in range(400):
+        alphabet = full if trial % 2 else bracket_free
+        value = {"pad": [[]] * 70, "v": tree(rng.randint(MAX_JSON_DEPTH - 4, MAX_JSON_DEPTH + 2))}
+        raw = json.dumps(value).encode()
+        assert _too_deep(value, raw) == _walk_too_deep(value)

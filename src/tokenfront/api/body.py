@@ -73,9 +73,11 @@ def _too_deep(data: Any, raw: bytes | None = None) -> bool:
     """Whether parsed JSON nests deeper than `MAX_JSON_DEPTH` containers."""
     if raw is None:
         return _walk_too_deep(data)
-    # Nesting needs one opening bracket per level: a body with few brackets (most requests,
-    # e.g. a long list of token ids) cannot be too deep, and counting bytes is cheap.
-    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+    # Only brackets and quotes matter (square and curly alike, as parentheses); nesting needs
+    # one opening bracket per level, so a body with few (most requests, e.g. a long list of
+    # token ids) cannot be too deep.
+    kept = raw.translate(_BRACKETS_AS_PARENS, _NOT_BRACKET_OR_QUOTE)
+    if kept.count(b"(") <= MAX_JSON_DEPTH:
         return False
     # The body parsed, so its brackets outside strings are balanced: each pass that deletes
     # every empty pair peels one level, and the depth is the number of passes.
@@ -83,8 +85,13 @@ def _too_deep(data: Any, raw: bytes | None = None) -> bool:
     # delimits a string, so the text outside strings is every other quote-separated part.
     if b"\\" in raw:
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
-    parts = raw.translate(_BRACKETS_AS_PARENS, _NOT_BRACKET_OR_QUOTE).split(b'"')
-    brackets = b"".join(parts[::2])
+        kept = raw.translate(_BRACKETS_AS_PARENS, _NOT_BRACKET_OR_QUOTE)
+    # Quotes alternate open/close, so a string without brackets is an adjacent pair. Dropping
+    # the adjacent pairs leaves a quote exactly when some string holds a bracket (its opening
+    # quote ends an odd run of quotes): without one, what is left is the structure itself.
+    brackets = kept.replace(b'""', b"")
+    if b'"' in brackets:
+        brackets = b"".join(kept.split(b'"')[::2])
     for _ in range(MAX_JSON_DEPTH):
         if not brackets:
             return False
