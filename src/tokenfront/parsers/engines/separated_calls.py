@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     ToolParser,
 )
 from tokenfront.parsers.engines.json_array import held_json_char
+from tokenfront.parsers.engines.schema_types import coerce_object
 from tokenfront.tokenization.vocab import vocab_of
 
 cached_vocab = vocab_of
@@ -714,145 +715,6 @@ def _name_and_args(body: str) -> tuple[Any, str]:
 # Schema-driven type coercion of argument values
 # ---------------------------------------------------------------------------
 
-_TYPE_ALIASES = {
-    **dict.fromkeys(("str", "text", "varchar", "char", "enum"), "string"),
-    **dict.fromkeys(
-        ("int", "int32", "int64", "uint", "uint32", "uint64", "long", "short", "unsigned"),
-        "integer",
-    ),
-    **dict.fromkeys(("float", "float32", "float64", "double"), "number"),
-    "bool": "boolean",
-    "dict": "object",
-    **dict.fromkeys(("arr", "list", "sequence"), "array"),
-}
-_ENUM_TYPES: tuple[tuple[type, str], ...] = (
-    (bool, "boolean"),
-    (int, "integer"),
-    (float, "number"),
-    (str, "string"),
-    (list, "array"),
-    (dict, "object"),
-)
-
-
-def schema_types(schema: Any) -> list[str]:
-    """The JSON types a schema allows (`type`, `enum` values, any/one/allOf); default string."""
-    if not isinstance(schema, dict):
-        return ["string"]
-    types: set[str] = set()
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        types.add(declared)
-    elif isinstance(declared, list):
-        types.update(t for t in declared if isinstance(t, str))
-    enum = schema.get("enum")
-    if isinstance(enum, list):
-        for value in enum:
-            if value is None:
-                types.add("null")
-                continue
-            for py_type, name in _ENUM_TYPES:
-                if isinstance(value, py_type):
-                    types.add(name)
-                    break
-    for key in ("anyOf", "oneOf", "allOf"):
-        choices = schema.get(key)
-        if isinstance(choices, list):
-            for choice in choices:
-                types.update(schema_types(choice))
-    return list(types) if types else ["string"]
-
-
-def _finite(value: Any) -> bool:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (ValueError, TypeError):
-        return False
-    return True
-
-
-def coerce_text(value: str, types: list[str]) -> Any:
-    """A raw string as the first schema type it converts to (null, integer, number, ...)."""
-    wanted = {_TYPE_ALIASES.get(t.strip().lower(), t.strip().lower()) for t in types}
-    for kind in ("null", "integer", "number", "boolean", "object", "array", "string"):
-        if kind not in wanted:
-            continue
-        if kind == "null":
-            if value.lower() == "null":
-                return None
-        elif kind == "string":
-            return value
-        elif kind == "integer":
-            try:
-                return int(value)
-            except ValueError:
-                pass
-        elif kind == "number":
-            try:
-                return int(value)
-            except ValueError:
-                pass
-            try:
-                number = float(value)
-            except ValueError:
-                continue
-            if number == number and number not in (float("inf"), float("-inf")):
-                return number if number != int(number) else int(number)
-        elif kind == "boolean":
-            lowered = value.lower().strip()
-            if lowered in ("true", "1"):
-                return True
-            if lowered in ("false", "0"):
-                return False
-        else:
-            try:
-                parsed = json.loads(value)
-            except ValueError:
-                continue
-            if _finite(parsed):
-                return parsed
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        return value
-    return parsed if _finite(parsed) else value
-
-
-def _coerce(value: Any, schema: dict[str, Any]) -> tuple[Any, bool]:
-    if isinstance(value, str):
-        coerced = coerce_text(value, schema_types(schema))
-        return (coerced, True) if coerced is not value else (value, False)
-    if isinstance(value, dict):
-        props = schema.get("properties")
-        return (value, _coerce_object(value, props)) if isinstance(props, dict) else (value, False)
-    if isinstance(value, list):
-        items = schema.get("items")
-        if not isinstance(items, dict):
-            return value, False
-        changed = False
-        for i, item in enumerate(value):
-            new, item_changed = _coerce(item, items)
-            if item_changed:
-                value[i] = new
-                changed = True
-        return value, changed
-    coerced = coerce_text(json.dumps(value, ensure_ascii=False), schema_types(schema))
-    if type(coerced) is not type(value) or coerced != value:
-        return coerced, True
-    return value, False
-
-
-def _coerce_object(args: dict[str, Any], properties: dict[str, Any]) -> bool:
-    changed = False
-    for key, value in args.items():
-        prop = properties.get(key)
-        if isinstance(prop, dict):
-            new, value_changed = _coerce(value, prop)
-            if value_changed:
-                args[key] = new
-                changed = True
-    return changed
-
 
 def coerce_arguments(arguments: str, function: dict[str, Any] | None) -> str:
     """Arguments JSON with values coerced to the tool's parameter types (unchanged if none apply)."""
@@ -867,7 +729,7 @@ def coerce_arguments(arguments: str, function: dict[str, Any] | None) -> str:
         return arguments
     if not isinstance(args, dict):
         return arguments
-    if _coerce_object(args, properties):
+    if coerce_object(args, properties):
         return json.dumps(args, ensure_ascii=False)
     return arguments
 
