@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from vllm_vectors_chunked import cases as chunked_cases
+from vllm_vectors_chunked import problems as chunked_problems
 from vllm_vectors_loader import load_vectors
 from vllm_vectors_run import cases, needs_models, problems
 
@@ -98,3 +100,16 @@ def test_thinking_disabled(name: str) -> None:
     parser = _parser(name, thinking=False)
     assert parser.is_reasoning_end([THINK_S, TEXT])
     assert parser.extract_content_ids([THINK_S, TEXT, TOOL_S]) == [THINK_S, TEXT, TOOL_S]
+
+
+# One-shot, a reasoning section the output closes at once (`</think>…`, `<think></think>…`, an
+# empty output) is "" as the tests assert (vLLM 0.33.0: None; docs/deviations.md).
+EMPTY_REASONING = {"test_reasoning[shortest_no_streaming]", "test_reasoning[empty]"}
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("vec", "mode", "chunk"), chunked_cases("glm47", EMPTY_REASONING, kind="reasoning")
+)
+def test_empty_reasoning_vector(vec: dict[str, Any], mode: str, chunk: int | str | None) -> None:
+    assert chunked_problems(vec, mode, chunk) == []

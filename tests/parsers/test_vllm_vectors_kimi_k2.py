@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from vllm_vectors_chunked import cases as chunked_cases
+from vllm_vectors_chunked import problems as chunked_problems
 from vllm_vectors_loader import load_vectors
 from vllm_vectors_run import cases, needs_models, problems
 
@@ -38,3 +40,16 @@ def test_bare_counter_both_ways(vec: dict[str, Any], mode: str) -> None:
     """The bare-counter vectors hold one-shot and streamed alike."""
     other = "streaming" if mode == "non_streaming" else "non_streaming"
     assert problems(vec, other) == []
+
+
+# One-shot, a reasoning section the output closes at once (`</think>…`, `<think></think>…`, an
+# empty output) is "" as the tests assert (vLLM 0.33.0: None; docs/deviations.md).
+EMPTY_REASONING = {"test_extract_reasoning_empty_thinking"}
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("vec", "mode", "chunk"), chunked_cases("kimi_k2", EMPTY_REASONING, kind="reasoning")
+)
+def test_empty_reasoning_vector(vec: dict[str, Any], mode: str, chunk: int | str | None) -> None:
+    assert chunked_problems(vec, mode, chunk) == []

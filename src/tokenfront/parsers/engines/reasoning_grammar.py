@@ -172,6 +172,9 @@ class GrammarReasoningParser(ReasoningParser):
 
     spec: ClassVar[GrammarSpec]
     engine_based: ClassVar[bool] = True
+    # one-shot: a reasoning section the output closes at once is "" (vLLM 0.33.0: None), as
+    # the parser's tests assert (docs/deviations.md)
+    empty_reasoning_is_empty_string: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -310,7 +313,23 @@ class GrammarReasoningParser(ReasoningParser):
         content = "".join(v for k, v in events if k == "T")
         if g.strip_trailing_reasoning_ws:
             reasoning = reasoning.rstrip()
+        if not reasoning and self.empty_reasoning_is_empty_string and self._closed_empty(st, text):
+            return "", content or None
         return reasoning or None, content or None
+
+    def _closed_empty(self, st: JSONState, text: str) -> bool:
+        """Whether the output starts in a reasoning section that it closes at once (an empty
+        output, `</think>…`, `<think></think>…`)."""
+        g = self.c.grammar
+        if self.prompt_closes or g.initial_state != REASONING:
+            return False
+        if not text:
+            return True
+        for start in g.terminals.get("THINK_START", ()):
+            if text.startswith(start):
+                text = text[len(start) :]
+                break
+        return any(text.startswith(end) for end in g.terminals.get("THINK_END", ()))
 
     # ---- streaming ------------------------------------------------------------------------
     def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:

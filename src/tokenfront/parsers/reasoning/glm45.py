@@ -77,6 +77,7 @@ def _glm45(thinking: bool) -> Grammar:
 @reasoning_parser("glm47")
 class Glm47ReasoningParser(GrammarReasoningParser):
     spec = GrammarSpec(_glm, think_toggle_default_on)
+    empty_reasoning_is_empty_string = True
 
 
 @reasoning_parser("glm45")

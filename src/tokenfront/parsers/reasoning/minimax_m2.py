@@ -79,6 +79,7 @@ def _minimax(thinking: bool) -> Grammar:
 @reasoning_parser("minimax_m2")
 class MinimaxM2ReasoningParser(GrammarReasoningParser):
     spec = GrammarSpec(_minimax)
+    empty_reasoning_is_empty_string = True
 
     def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
         ids = list(token_ids)
