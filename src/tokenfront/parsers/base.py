@@ -147,6 +147,23 @@ class DeltaToolCall:
         return out
 
 
+def merge_tool_deltas(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
+    """Join deltas of the same call index into its first one (first id / type / name win,
+    arguments concatenate); the list itself when every index occurs once."""
+    merged: dict[int, DeltaToolCall] = {}
+    for delta in deltas:
+        first = merged.get(delta.index)
+        if first is None:
+            merged[delta.index] = delta
+            continue
+        first.id = first.id if first.id is not None else delta.id
+        first.type = first.type if first.type is not None else delta.type
+        first.name = first.name if first.name is not None else delta.name
+        if delta.arguments is not None:
+            first.arguments = (first.arguments or "") + delta.arguments
+    return deltas if len(merged) == len(deltas) else list(merged.values())
+
+
 @dataclass
 class DeltaMessage:
     role: str | None = None

@@ -14,7 +14,6 @@ The whole state is a plain dict (`new_state`), so it travels in `stream_state`.
 
 from __future__ import annotations
 
-import json
 import re
 import weakref
 from collections.abc import Sequence
@@ -27,10 +26,15 @@ from tokenfront.parsers.base import (
     ExtractedToolCalls,
     JSONState,
     ToolCall,
+    merge_tool_deltas,
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import cached_vocab
-from tokenfront.parsers.engines.json_scan import member_object_span, stable_prefix
+from tokenfront.parsers.engines.json_scan import (
+    member_object_span,
+    name_and_arguments,
+    stable_prefix,
+)
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,
@@ -287,7 +291,7 @@ class ArrayCallsEngine:
                 seen_tool = True
                 self._on_end(st, index, calls)
         if len(calls) > 1:
-            calls = _coalesce(calls)
+            calls = merge_tool_deltas(calls)
         if st["deferred"] and (not seen_tool or not calls):
             now = st["deferred"][len(carried) :]
             if carried:
@@ -396,12 +400,12 @@ class ArrayCallsEngine:
             name = slot[1].strip()
             raw = slot[2]
             if not name and raw.strip():
-                name, args = _name_and_args(raw)
+                name, args = name_and_arguments(raw)
             elif raw.strip():
                 try:
                     args = arguments_of(raw, False)
                 except ValueError:
-                    args = _name_and_args(raw)[1]
+                    args = name_and_arguments(raw)[1]
             else:
                 args = "{}"
             if name:
@@ -413,42 +417,6 @@ class ArrayCallsEngine:
         if content and calls:
             content = content.strip() or None
         return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)
-
-
-def _name_and_args(raw: str) -> tuple[str, str]:
-    raw = raw.strip()
-    try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError:
-        return "", raw
-    if not isinstance(parsed, dict):
-        return "", raw
-    name = parsed.get("name", "")
-    for key in ("arguments", "parameters"):
-        if key in parsed:
-            value = parsed[key]
-            return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    rest = {k: v for k, v in parsed.items() if k != "name"}
-    return name, json.dumps(rest, ensure_ascii=False)
-
-
-def _coalesce(calls: list[DeltaToolCall]) -> list[DeltaToolCall]:
-    """Merge deltas of the same call index into one."""
-    merged: dict[int, DeltaToolCall] = {}
-    for call in calls:
-        have = merged.get(call.index)
-        if have is None:
-            merged[call.index] = call
-            continue
-        if call.id is not None and have.id is None:
-            have.id = call.id
-        if call.type is not None and have.type is None:
-            have.type = call.type
-        if call.name is not None and have.name is None:
-            have.name = call.name
-        if call.arguments is not None:
-            have.arguments = (have.arguments or "") + call.arguments
-    return calls if len(merged) == len(calls) else list(merged.values())
 
 
 def held_json_char(st: JSONState, ch: str, buf: str) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 _JSON_WS = " \t\r\n"
 
 
@@ -125,3 +128,22 @@ def member_object_span(raw: str, key: str) -> str | None:
         elif ch in "}]":
             depth -= 1
     return None
+
+
+def name_and_arguments(raw: str) -> tuple[Any, str]:
+    """A call object's `name` and its `arguments` (or `parameters`, or the other members) as
+    JSON text; ("", raw) when `raw` is not a JSON object."""
+    raw = raw.strip()
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        return "", raw
+    if not isinstance(parsed, dict):
+        return "", raw
+    name = parsed.get("name", "")
+    for key in ("arguments", "parameters"):
+        if key in parsed:
+            value = parsed[key]
+            return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    rest = {k: v for k, v in parsed.items() if k != "name"}
+    return name, json.dumps(rest, ensure_ascii=False)

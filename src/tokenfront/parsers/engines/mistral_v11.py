@@ -26,7 +26,13 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, ExtractedToolCalls, ToolCall
+from tokenfront.parsers.base import (
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCalls,
+    ToolCall,
+    merge_tool_deltas,
+)
 from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
 from tokenfront.parsers.engines.separated_calls import coerce_arguments, settle_content
@@ -186,7 +192,7 @@ def to_delta(
             _on_arg(slots[idx], idx, value, deltas, new_id)
         elif kind == E_END and idx < len(slots):
             _on_end(slots[idx], idx, deltas, new_id)
-    deltas = _merge(deltas)
+    deltas = merge_tool_deltas(deltas)
     content = settle_content(
         st,
         parts,
@@ -225,23 +231,6 @@ def _on_end(slot: JSONState, idx: int, out: list[DeltaToolCall], new_id: Callabl
         return  # a bare name (no `{` / `[ARGS]`) is no call (vLLM test)
     _send_name(slot, idx, out, new_id)
     out[-1].arguments = ""
-
-
-def _merge(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
-    if len(deltas) < 2:
-        return deltas
-    merged: dict[int, DeltaToolCall] = {}
-    for delta in deltas:
-        first = merged.get(delta.index)
-        if first is None:
-            merged[delta.index] = delta
-            continue
-        first.id = first.id if first.id is not None else delta.id
-        first.type = first.type if first.type is not None else delta.type
-        first.name = first.name if first.name is not None else delta.name
-        if delta.arguments is not None:
-            first.arguments = (first.arguments or "") + delta.arguments
-    return list(merged.values()) if len(merged) != len(deltas) else deltas
 
 
 # ── one-shot ───────────────────────────────────────────────────────────────────

@@ -27,8 +27,10 @@ from tokenfront.parsers.base import (
     ParseContext,
     ToolCall,
     ToolParser,
+    merge_tool_deltas,
 )
 from tokenfront.parsers.engines.json_array import held_json_char
+from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.schema_types import coerce_object
 from tokenfront.tokenization.vocab import vocab_of
 
@@ -569,7 +571,7 @@ class SectionToolParser(ToolParser):
                 self._on_args(slots[idx], idx, value, deltas)
             elif kind == CALL_END and idx < len(slots):
                 self._on_end(slots[idx], idx, deltas)
-        deltas = _coalesce(deltas)
+        deltas = merge_tool_deltas(deltas)
         content = settle_content(
             st,
             parts,
@@ -659,7 +661,7 @@ class SectionToolParser(ToolParser):
                 continue
             name: Any = slot["name"].strip()
             if not name and body.strip():
-                name, arguments = _name_and_args(body)
+                name, arguments = name_and_arguments(body)
             elif body.strip():
                 arguments = body.strip()
             else:
@@ -677,38 +679,6 @@ class SectionToolParser(ToolParser):
         if content and calls and not content.strip():
             content = None
         return ExtractedToolCalls(bool(calls), calls, content)
-
-
-def _coalesce(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
-    merged: dict[int, DeltaToolCall] = {}
-    for delta in deltas:
-        first = merged.get(delta.index)
-        if first is None:
-            merged[delta.index] = delta
-            continue
-        first.id = first.id if first.id is not None else delta.id
-        first.type = first.type if first.type is not None else delta.type
-        first.name = first.name if first.name is not None else delta.name
-        if delta.arguments is not None:
-            first.arguments = (first.arguments or "") + delta.arguments
-    return list(merged.values()) if len(merged) != len(deltas) else deltas
-
-
-def _name_and_args(body: str) -> tuple[Any, str]:
-    body = body.strip()
-    try:
-        parsed = json.loads(body)
-    except json.JSONDecodeError:
-        return "", body
-    if not isinstance(parsed, dict):
-        return "", body
-    name = parsed.get("name", "")
-    for key in ("arguments", "parameters"):
-        if key in parsed:
-            value = parsed[key]
-            return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    rest = {k: v for k, v in parsed.items() if k != "name"}
-    return name, json.dumps(rest, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------------------
