@@ -131,6 +131,27 @@ def args_delta(index: int, arguments: str) -> DeltaMessage:
     return DeltaMessage(tool_calls=[DeltaToolCall(index=index, arguments=arguments)])
 
 
+def snapshot_args_delta(
+    state: JSONState, sent: list[list[Any]], cur: int, count: int, args_text: str
+) -> DeltaMessage | None:
+    """Stream call `cur`'s arguments from snapshots of their text, as vLLM's JSON-list parsers
+    do: "{" first, then whatever the snapshot grew by (`sent[cur]`: name sent, arguments
+    started, arguments sent); a finished call that is not the last moves `state["cur"]` on."""
+    already = sent[cur][2]
+    if not sent[cur][1] and args_text.startswith("{"):
+        sent[cur][1] = True
+        sent[cur][2] = "{"
+        return args_delta(cur, "{")
+    if args_text.startswith(already):
+        diff = args_text[len(already) :]
+        if diff:
+            sent[cur][2] = args_text
+            return args_delta(cur, diff)
+    if args_text.endswith("}") and args_text == already and cur < count - 1:
+        state["cur"] = cur + 1
+    return None
+
+
 def name_delta(index: int, call_id: str, name: str) -> DeltaMessage:
     """A delta that opens a call: its id, type and whole name."""
     return DeltaMessage(

@@ -20,6 +20,7 @@ from tokenfront.parsers.engines.json_calls import (
     dumps,
     name_delta,
     no_calls,
+    snapshot_args_delta,
 )
 from tokenfront.parsers.registry import tool_parser
 
@@ -214,16 +215,5 @@ class XLAMToolParser(JsonToolParser):
                             args_text = str(this.get("arguments", "{}"))
                 except (json.JSONDecodeError, KeyError, IndexError):
                     pass
-            already = sent[cur][2]
-            if not sent[cur][1] and args_text.startswith("{"):
-                sent[cur][1] = True
-                sent[cur][2] = "{"
-                return args_delta(cur, "{")
-            if args_text.startswith(already):
-                diff = args_text[len(already) :]
-                if diff:
-                    sent[cur][2] = args_text
-                    return args_delta(cur, diff)
-            if args_text.endswith("}") and args_text == already and cur < count - 1:
-                state["cur"] = cur + 1
+            return snapshot_args_delta(state, sent, cur, count, args_text)
         return None
