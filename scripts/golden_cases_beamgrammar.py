@@ -108,6 +108,12 @@ _PATTERN_WORD = _tool("word_only", {
     "required": ["word", "n"],
 })
 
+_REJECTED = _tool("bad_range", {
+    "type": "object",
+    "properties": {"n": {"type": "integer", "minimum": 5, "maximum": 1}, "s": {"type": "string"}},
+    "required": ["n"],
+})
+
 _WEATHER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 _JSON_SCHEMA_RF = {"type": "json_schema", "json_schema": {"name": "answer", "schema": _WEATHER_SCHEMA}}
 _TAG_RF = {
@@ -198,7 +204,20 @@ def _cases() -> dict[str, dict[str, Any]]:
         "tools_none_json_object": {"messages": m, "tools": tools, "tool_choice": "none",
                                    "response_format": {"type": "json_object"}},
     }
+    cases.update(_rejected_cases())
     return cases
 
 
+def _rejected_cases() -> dict[str, dict[str, Any]]:
+    """Schemas xgrammar refuses (an empty integer range)."""
+    m = _MESSAGES
+    return {
+        "rejected_schema_strict": {"messages": m, "tools": _strict([_REJECTED])},
+        "rejected_schema_required": {"messages": m, "tools": [_REJECTED], "tool_choice": "required"},
+        "so_json_rejected": {"messages": m, "structured_outputs": {"json": {"type": "integer", "minimum": 5,
+                                                                            "maximum": 1}}},
+    }
+
+
 gr.RENDER_CASES["beam-grammar"] = _cases()
+gr.RENDER_CASES["beam-grammar-rejected"] = _rejected_cases()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 import regex
@@ -89,12 +90,29 @@ def tag(begin: str, content: Fmt, end: str | list[str]) -> Fmt:
 
 # ---- what xgrammar compiles (xgrammar is not a dependency: approximated) ----------------------
 def json_compiles(schema: Any) -> bool:
-    """Whether xgrammar builds a grammar for `schema` (JSON-serialisable dicts and booleans)."""
+    """Whether xgrammar builds a grammar for `schema`: its refusals are reproduced by
+    `json_schema_ebnf` (`SchemaRejected`); a schema outside that converter's subset counts as
+    accepted."""
     try:
-        json.dumps(schema)
+        text = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError):
         return False
-    return isinstance(schema, (dict, bool))
+    if isinstance(schema, bool):
+        return True
+    return isinstance(schema, dict) and _json_compiles(text)
+
+
+@lru_cache(maxsize=512)
+def _json_compiles(text: str) -> bool:
+    from tokenfront.render.json_schema_ebnf import SchemaRejected, schema_to_ebnf
+
+    try:
+        schema_to_ebnf(json.loads(text))
+    except SchemaRejected:
+        return False
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return True
+    return True
 
 
 def regex_compiles(pattern: str) -> bool:
@@ -310,10 +328,25 @@ def xml_arguments(
     )
 
 
+@lru_cache(maxsize=4096)
+def _parsed_arguments(args_key: str, written: str) -> dict[str, Any] | None:
+    """What the `xml-inline` parser (its content args as JSON) reads from `written`."""
+    try:
+        value = parse_content(written, "xml-inline", json.loads(args_key))
+    except (ValueError, TypeError, KeyError, regex.error):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> Any:
+    return regex.compile(pattern)
+
+
 class _XmlArguments:
     def __init__(self, frame: _Frame, content_args: dict[str, Any], closers: list[str]):
         self.frame = frame
-        self.content_args = content_args
+        self.args_key = json.dumps(content_args, sort_keys=True)
         self.closers = closers
         follows = frame.follows
         # Raw text cannot escape a closer, nor (when a value may end where the next opener
@@ -354,15 +387,11 @@ class _XmlArguments:
     def _read_back(self, written: str) -> dict[str, Any] | None:
         if any(closer in written for closer in self.closers):
             return None
-        try:
-            value = parse_content(written, "xml-inline", self.content_args)
-        except (ValueError, TypeError, KeyError, regex.error):
-            return None
-        return value if isinstance(value, dict) else None
+        return _parsed_arguments(self.args_key, written)
 
     def _parameter(self, key: str, value: Fmt, choices: list[str] | None, last: bool) -> Fmt | None:
         frame = self.frame
-        if not regex.fullmatch(frame.key, key) or any(
+        if not _compiled(frame.key).fullmatch(key) or any(
             list(self._read_back(b + key + m + "0" + e) or ()) != [key]
             for b in frame.begins for m in frame.middles for e in frame.ends
         ):
