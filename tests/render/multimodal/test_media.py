@@ -41,19 +41,16 @@ def test_data_url_forms() -> None:
     assert read_url(f"DATA:image/png;foo=bar;base64,{payload}") == b"xyz"
     with pytest.raises(MediaError, match="missing ','"):
         read_url("data:image/png;base64")
-    with pytest.raises(MediaError) as info:
+    with pytest.raises(MediaError, match="Only base64 data URLs"):
         read_url("data:image/png,abcd")
-    assert info.value.status == 501
 
 
 @pytest.mark.parametrize(
-    ("url", "status"),
-    [("http://127.0.0.1:9/x.png", 400), ("ftp://h/x.png", 400), ("x.png", 400), ("file:///etc/hostname", 500)],
+    "url", ["http://127.0.0.1:9/x.png", "ftp://h/x.png", "x.png", "file:///etc/hostname"]
 )
-def test_other_urls_are_not_fetched(url: str, status: int) -> None:
-    with pytest.raises(MediaError) as info:
+def test_other_urls_are_not_fetched(url: str) -> None:
+    with pytest.raises(MediaError):
         read_url(url)
-    assert info.value.status == status
 
 
 def test_decode_converts_and_records_io_config() -> None:

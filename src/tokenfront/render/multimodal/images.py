@@ -186,7 +186,7 @@ def collect_images(model: ServedModel, messages: list[Any]) -> ImageInputs | Non
         try:
             item.loaded = decode_image(read_url(item.url), budget)
         except MediaError as exc:
-            raise APIError(str(exc), status=exc.status, err_type=exc.err_type) from None
+            raise APIError(str(exc)) from None
     return ImageInputs(swapped, items, markers)
 
 
@@ -256,9 +256,7 @@ def expand_prompt(
             out.append(token)
     if next_image != len(processed):
         raise APIError(
-            f"Failed to apply prompt replacement for mm_items['image'][{next_image}]",
-            status=500,
-            err_type="InternalServerError",
+            f"Failed to apply prompt replacement for mm_items['image'][{next_image}]"
         )
     model_id = str(model.options.model)
     hashes = [

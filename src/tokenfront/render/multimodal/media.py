@@ -37,20 +37,13 @@ DEFAULT_MAX_DECODE_BYTES = 715_827_880
 WHITE = (255, 255, 255)
 
 
-_ERROR_TYPES = {400: "BadRequestError", 500: "InternalServerError", 501: "NotImplementedError"}
-
-
 class MediaError(ValueError):
-    """A media input vLLM refuses; `status` is the HTTP status vLLM answers with."""
+    """A media input the server refuses: a 400 with vLLM's message (where vLLM answers a
+    client's bad media with a 500 / 501, tokenfront answers 400: docs/deviations.md)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str) -> None:
         # vLLM's error bodies drop object addresses ("<_io.BytesIO object at 0x...>").
         super().__init__(re.sub(r" at 0x[0-9a-fA-F]+>", ">", message))
-        self.status = status
-
-    @property
-    def err_type(self) -> str:
-        return _ERROR_TYPES.get(self.status, "BadRequestError")
 
 
 def _env_int(name: str, default: int) -> int:
@@ -110,7 +103,7 @@ def read_url(url: str) -> bytes:
             raise MediaError(f"Invalid data URL {url[:32]!r}: missing ',' separator.")
         _media_type, sep, encoding = spec.rpartition(";")
         if not sep or encoding != "base64":
-            raise MediaError("Only base64 data URLs are supported for now.", status=501)
+            raise MediaError("Only base64 data URLs are supported for now.")
         return b64decode_strict(payload)
     scheme = url.partition(":")[0].lower() if ":" in url else ""
     if scheme.startswith("http"):
@@ -119,9 +112,7 @@ def read_url(url: str) -> bytes:
             "send the image inline as a base64 data URL."
         )
     if scheme == "file":
-        raise MediaError(
-            "Cannot load local files without `--allowed-local-media-path`.", status=500
-        )
+        raise MediaError("Cannot load local files without `--allowed-local-media-path`.")
     raise MediaError("The URL must be either a HTTP, data or file URL.")
 
 
@@ -167,7 +158,7 @@ def decode_image(data: bytes, budget: DecodeBudget) -> LoadedImage:
         converted = _to_rgb(image)
     except (OSError, SyntaxError) as exc:  # UnidentifiedImageError is an OSError
         raise MediaError(f"Failed to load image: {exc}") from None
-    except Image.DecompressionBombError as exc:  # vLLM lets this escape: a 500
-        raise MediaError(str(exc), status=500) from None
+    except Image.DecompressionBombError as exc:  # vLLM lets this escape as a 500
+        raise MediaError(str(exc)) from None
     io_config = None if converted is image else {"image_mode": "RGB", "rgba_background_color": WHITE}
     return LoadedImage(converted, HashedImage(data, io_config))
