@@ -51,6 +51,19 @@ def test_named_tool_must_exist() -> None:
         )
 
 
+def test_named_tool_choice_over_a_tool_without_function_is_a_400() -> None:
+    # vLLM 0.33.0 lets the KeyError escape as a 500 (docs/deviations.md)
+    with pytest.raises(APIError, match="KeyError") as err:
+        ChatCompletionRequest.model_validate(
+            {
+                "messages": MSGS,
+                "tools": [{"type": "function"}],
+                "tool_choice": {"type": "function", "function": {"name": "g"}},
+            }
+        )
+    assert err.value.status == 400 and err.value.param == "tools"
+
+
 @pytest.mark.parametrize(
     "messages",
     [

@@ -405,10 +405,8 @@ def _check_tool_usage(data: dict[str, Any]) -> None:
         try:
             found = any(tool["function"]["name"] == name for tool in tools)
         except (TypeError, KeyError) as exc:
-            # vLLM fails here with a raw exception (an internal error).
-            raise APIError(
-                f"{type(exc).__name__}: {exc}", status=500, err_type="InternalServerError"
-            ) from None
+            # vLLM fails here with a raw exception (a 500); a malformed tool is the client's.
+            raise APIError(f"{type(exc).__name__}: {exc}", param="tools") from None
         if not found:
             raise RequestValidationFailure(
                 "The tool specified in `tool_choice` does not match any of the specified `tools`",
