@@ -81,6 +81,9 @@ MODEL_FOR = {
 MISTRAL_V11 = Path(__file__).resolve().parents[1] / "models" / "mistral-v11"
 # ... and v13 reasoning vectors: that plus `[THINK]` / `[/THINK]` as special tokens.
 MISTRAL_V13 = Path(__file__).resolve().parents[1] / "models" / "mistral-v13"
+# v11 reasoning vectors (`<think>` as text): a v11 tekken tokenizer read by mistral-common
+# (`--tokenizer-mode mistral`), which has grammar support as the test's Magistral tokenizer.
+MISTRAL_V11_TEKKEN = Path(__file__).resolve().parents[1] / "models" / "mistral-v11-tekken"
 
 # openai (gpt-oss Harmony) vectors: vLLM's tests render Harmony token ids, so they run on the
 # gpt-oss test model (built on demand from tests/models/gpt-oss-src), read as the server does.
@@ -94,6 +97,10 @@ def _tokenizer(model: str) -> Any:
     from transformers import AutoTokenizer
 
     path = MODELS / model
+    if path == MISTRAL_V11_TEKKEN:  # served with --tokenizer-mode mistral
+        from tokenfront.tokenization.mistral import load_mistral_tokenizer
+
+        return load_mistral_tokenizer(path)
     # As the server loads it in Hugging Face mode (tokenizer.json, special tokens in text).
     kwargs = {"mistral_format": False} if (path / "tekken.json").exists() else {}
     return AutoTokenizer.from_pretrained(str(path), **kwargs)
@@ -117,6 +124,8 @@ def model_for(vec: dict[str, Any]) -> str:
         return "llama3"  # its reasoning markers are matched as cl100k token ids
     if vec.get("mistral_tokenizer") == "v13" and vec.get("kind") == "reasoning":
         return str(MISTRAL_V13)
+    if vec.get("mistral_tokenizer") == "v11" and vec.get("kind") == "reasoning":
+        return str(MISTRAL_V11_TEKKEN)
     if vec.get("mistral_tokenizer") in ("v11", "v13"):
         return str(MISTRAL_V11)
     if vec["parser"] == "openai" and GPT_OSS_BUILDER.exists():

@@ -73,6 +73,11 @@ class MistralModeTokenizer:
         self.max_chars_per_token = max(len(tok) for tok in self.raw.vocab())
         self._vocab: dict[str, int] | None = None
 
+    @property
+    def supports_grammar(self) -> bool:
+        """mistral-common's `GrammarFactory.is_supported`: a tekken tokenizer of version >= 11."""
+        return self.is_tekken and self.version >= 11
+
     # ---- basic facts
     def __len__(self) -> int:
         return self.vocab_size
