@@ -4,8 +4,10 @@
 tests/golden/configs-cohererender.json by `scripts/record_cohere_render.py`. The tool sets
 exercise the JSON-schema shapes that end up in vLLM's tool-call grammar (nested objects,
 arrays, enums, consts, unions, references, bounds, patterns, odd tool names) next to every
-tool_choice and the response-format folding. Numeric bounds and string formats are left out:
-tokenfront does not reproduce xgrammar's range and format grammars (docs/parsers.md).
+tool_choice and the response-format folding. `RANGE_TOOLS` / `FORMAT_TOOLS` / `STRUCTURE_TOOLS`
+cover the rest of the reproduced JSON Schema subset (integer / number ranges, multipleOf, string
+formats, prefixItems, allOf, additionalProperties next to properties, enums of any JSON value,
+recursive references); `REJECTED_TOOLS` are schemas xgrammar fails on (vLLM answers 500).
 """
 
 from __future__ import annotations
@@ -75,6 +77,82 @@ ODD_TOOLS: list[dict[str, Any]] = [
     _tool("root", {"type": "object", "properties": {"basic_string": {"type": "string"}}, "required": ["basic_string"]}),
 ]
 
+RANGE_TOOLS: list[dict[str, Any]] = [
+    _tool("set_thermostat", {
+        "type": "object",
+        "properties": {
+            "celsius": {"type": "number", "minimum": -10.5, "maximum": 35},
+            "fan": {"type": "integer", "minimum": 0, "maximum": 5},
+            "hours": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 48},
+            "offset": {"type": "integer", "maximum": -17},
+            "step": {"type": "integer", "multipleOf": 5, "minimum": 0, "maximum": 30},
+            "even": {"type": "integer", "multipleOf": 2},
+            "ratio": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "big": {"type": "integer", "minimum": 37, "maximum": 4521},
+            "price": {"type": "number", "minimum": 0.01},
+        },
+        "required": ["celsius"],
+    }),
+]
+
+FORMAT_TOOLS: list[dict[str, Any]] = [
+    _tool("schedule", {
+        "type": "object",
+        "properties": {
+            "day": {"type": "string", "format": "date"},
+            "at": {"type": "string", "format": "date-time"},
+            "clock": {"type": "string", "format": "time"},
+            "owner": {"type": "string", "format": "email"},
+            "ref": {"type": "string", "format": "uuid"},
+            "link": {"type": "string", "format": "uri"},
+            "host": {"type": "string", "format": "hostname"},
+            "ip": {"type": "string", "format": "ipv4"},
+            "free": {"type": "string", "format": "not-a-format", "minLength": 1, "maxLength": 9},
+            "code": {"type": "string", "pattern": "^[A-Z]{2}$", "minLength": 2},
+            "empty": {"type": "string", "maxLength": 0},
+        },
+        "required": ["day", "owner"],
+    }),
+]
+
+STRUCTURE_TOOLS: list[dict[str, Any]] = [
+    _tool("plot", {
+        "type": "object",
+        "properties": {
+            "point": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "items": False},
+            "series": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"},
+                       "minItems": 1, "maxItems": 4},
+            "style": {"allOf": [{"$ref": "#/$defs/style"}]},
+            "extra": {"allOf": [{"type": "object"}, {"properties": {"x": {"type": "integer"}}}]},
+            "labels": {"type": "object", "properties": {"title": {"type": "string"}, "it's": {"type": "string"}},
+                       "additionalProperties": {"type": "string"}},
+            "meta": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id", "missing"],
+                     "additionalProperties": True},
+            "level": {"enum": [0.5, 1.0, 2.5e10, {"auto": True}, [1, "two"], None, "max?"]},
+            "tree": {"$ref": "#/$defs/node"},
+            "maybe": {"type": ["number", "null"], "minimum": 0},
+            "choice": {"oneOf": [{"type": "string", "format": "date"}, {"type": "integer", "minimum": 1}]},
+            "any_of": {"anyOf": []},
+        },
+        "required": ["point"],
+        "$defs": {
+            "style": {"type": "object", "properties": {"color": {"enum": ["red", "blue"]},
+                                                       "width": {"type": "number", "exclusiveMinimum": 0}}},
+            "node": {"type": "object", "properties": {"value": {"type": "integer"},
+                                                      "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+                     "required": ["value"]},
+        },
+    }),
+]
+
+REJECTED_TOOLS: list[dict[str, Any]] = [
+    _tool("get_weather", {"type": "object", "properties": {"days": {"type": "integer", "minimum": 7, "maximum": 1}}}),
+]
+REJECTED_LATER_TOOLS: list[dict[str, Any]] = [
+    *RANGE_TOOLS,
+    _tool("pick", {"type": "object", "properties": {"which": {"enum": []}}}),
+]
+
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 
 _BASE: dict[str, Any] = {"messages": _MESSAGES}
@@ -103,5 +181,10 @@ RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
         "so_regex_tools": {**_TOOLS, "structured_outputs": {"regex": "[a-z]+"}},
         "skip_special_true": {**_TOOLS, "skip_special_tokens": True},
         "include_reasoning_false": {**_TOOLS, "include_reasoning": False},
+        "range_tools": {**_BASE, "tools": RANGE_TOOLS},
+        "format_tools": {**_BASE, "tools": FORMAT_TOOLS, "tool_choice": "required"},
+        "structure_tools": {**_BASE, "tools": STRUCTURE_TOOLS},
+        "rejected_tool": {**_BASE, "tools": REJECTED_TOOLS},
+        "rejected_later_tool": {**_BASE, "tools": REJECTED_LATER_TOOLS, "tool_choice": "auto"},
     },
 }

@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from tokenfront.render.json_schema_ebnf import SchemaRejected, UnsupportedSchema, literal, schema_to_ebnf
+from tokenfront.render.json_schema_ebnf import (
+    SchemaRejected,
+    UnsupportedSchema,
+    literal,
+    schema_to_ebnf,
+)
 
 WS = "[ \\n\\r\\t]*"
 

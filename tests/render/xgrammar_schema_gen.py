@@ -151,6 +151,13 @@ def additional(rng: random.Random) -> Schema:
     required = [n for n in names if rng.random() < 0.3]
     if required or rng.random() < 0.3:
         obj["required"] = required
+    if rng.random() < 0.3:
+        if rng.random() < 0.7:
+            obj["properties"] = {}
+            obj.pop("required", None)
+        for key in ("minProperties", "maxProperties"):
+            if rng.random() < 0.6:
+                obj[key] = rng.choice([0, 1, 2, 3, 5, -1, 1.5])
     return obj
 
 

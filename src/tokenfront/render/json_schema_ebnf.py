@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokenfront.render.json_schema_ranges import integer_range, number_range
-
 WS = "[ \\n\\r\\t]*"
 
 _HEAD = """\
@@ -425,6 +423,8 @@ class _Converter:
             return [[literal("0")], [sign, first]]
         if start is None and end is None:
             return self._inline("integer", rule)
+        from tokenfront.render.json_schema_ranges import integer_range  # only when a range appears
+
         return [[self._merge(integer_range(start, end))]]
 
     def _number(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
@@ -456,6 +456,8 @@ class _Converter:
             return self._inline("number", rule)
         if any(v != v or v in (float("inf"), float("-inf")) for v in (start, end) if v is not None):
             raise UnsupportedSchema("non-finite bound")
+        from tokenfront.render.json_schema_ranges import number_range  # only when a range appears
+
         return [[self._merge(number_range(start, end, strict_start, strict_end))]]
 
     def _ref(self, ref: Any) -> str:
@@ -596,8 +598,7 @@ class _Converter:
         return [f"{repeated.name}{{{low}, {high}}}"]
 
     def _object(self, schema: dict[str, Any], keys: set[str], rule: _Rule) -> Alternatives:
-        if keys & {"patternProperties", "propertyNames", "minProperties", "maxProperties",
-                    "unevaluatedProperties"}:
+        if keys & {"patternProperties", "propertyNames", "unevaluatedProperties"}:
             raise UnsupportedSchema(f"object keywords {sorted(keys)}")
         props = schema.get("properties", {})
         if not isinstance(props, dict):
@@ -611,8 +612,17 @@ class _Converter:
         if not all(isinstance(r, str) for r in required):
             raise UnsupportedSchema("required name that is not a string")
         extra = schema.get("additionalProperties", False)
+        if not isinstance(extra, (bool, dict)):
+            raise UnsupportedSchema("additionalProperties")
+        if isinstance(extra, dict) and keys & {"minProperties", "maxProperties"}:
+            _Converter(self.root_schema)._define("root", extra)  # parsed before the counts are checked
+        low, high = self._property_count(schema, extra is not False, len(set(required)), len(names))
+        if props and (low, high) != (0, -1):
+            raise UnsupportedSchema("minProperties / maxProperties next to properties")
         open_, close = literal("{"), literal("}")
         empty = [open_, WS, close]
+        if high == 0:  # xgrammar makes no rule for the value then
+            return [empty]
         value_name = None
         if extra is not False:
             if extra is True:
@@ -623,9 +633,10 @@ class _Converter:
                 value_name = self._value(extra, f"{rule.name}_addl")
         if value_name is not None and not props:
             pair = ["basic_string", WS, literal(":"), WS, value_name]
-            more = self._reserve(f"{rule.name}_properties")
-            more.body = _choices([[WS, literal(","), WS, *pair]])
-            return [[open_, WS, *pair, f"{more.name}{{0, -1}}", WS, close], empty]
+            more = self._repeat(rule, "properties", [WS, literal(","), WS, *pair], max(low - 1, 0),
+                                -1 if high == -1 else high - 1)
+            full = [open_, WS, *pair, *more, WS, close]
+            return [full, empty] if low == 0 else [full]
         if not props:
             return [empty]
         needed = [k in required for k in names]
@@ -660,6 +671,27 @@ class _Converter:
         if not required:
             alternatives.append(empty)
         return alternatives
+
+    @staticmethod
+    def _property_count(schema: dict[str, Any], extra: bool, required: int, named: int) -> tuple[int, int]:
+        """`minProperties` / `maxProperties` as xgrammar checks them."""
+        bounds = []
+        for key, default in (("minProperties", 0), ("maxProperties", -1)):
+            value = schema.get(key, default)
+            if key in schema and not _integer(value):
+                raise SchemaRejected(f"{key} must be an integer")
+            if key in schema and value < 0:
+                raise SchemaRejected(f"{key} must be a non-negative integer")
+            bounds.append(value)
+        low, high = bounds
+        if high != -1 and low > high:
+            raise SchemaRejected(f"minProperties is greater than maxProperties: {low} > {high}")
+        if high != -1 and required > high:
+            raise SchemaRejected(f"maxProperties is less than the number of required properties: {high} < {required}")
+        if not extra and low > named:
+            raise SchemaRejected("minProperties is greater than the number of properties, but additional "
+                                 f"properties aren't allowed: {low} > {named}")
+        return low, high
 
     def _key_rule(self, names: list[str], rule: _Rule) -> str:
         """A JSON string other than the named properties: a character trie over their names."""

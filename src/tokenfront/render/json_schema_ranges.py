@@ -10,18 +10,16 @@ merges the rules into the schema's grammar (`json_schema_ebnf`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 # An atom: a printed element, or ("rep", n, m) for `[0-9]{n,m}` (m = -1: unbounded).
 Atom = str | tuple[str, int, int]
 Pattern = list[Atom]
 
 
-@dataclass
 class _Group:
     """`-(alternatives)` in the expression."""
 
-    alternatives: list[Pattern]
+    def __init__(self, alternatives: list[Pattern]) -> None:
+        self.alternatives = alternatives
 
 
 def _digit_class(low: str, high: str) -> Atom:
@@ -390,11 +388,11 @@ def number_regex(start: float | None, end: float | None, strict_start: bool, str
 
 
 # ---- the expression as a grammar ---------------------------------------------------------------
-@dataclass
 class _Choice:
     """A parenthesised group still inside a sequence (the normalizer flattens or lifts it)."""
 
-    alternatives: list[list[str | _Choice]]
+    def __init__(self, alternatives: list[list[str | _Choice]]) -> None:
+        self.alternatives = alternatives
 
 
 def _escape(char: str) -> str:
