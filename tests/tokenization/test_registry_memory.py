@@ -14,10 +14,18 @@ QWEN3 = Path(os.environ["TOKENFRONT_TEST_MODELS"]) / "qwen3"
 TEXT = "Hello <|im_start|>wörld 🎉 <think>x</think>\n\n  tabs\tand 12345"
 
 
-def test_loaded_model_drops_the_build_time_vocabulary_and_merges() -> None:
+def test_loaded_model_drops_the_build_time_vocabulary_and_merges(monkeypatch) -> None:
+    monkeypatch.setenv("TOKENFRONT_TRANSFORMERS_TOKENIZER", "1")  # the transformers path
     model = load_model(ModelOptions(model=str(QWEN3)))
     assert model.tokenizer._vocab is None
     assert model.tokenizer._merges is None
+
+
+def test_tokenizers_built_directly_keep_no_python_tables() -> None:
+    model = load_model(ModelOptions(model=str(QWEN3)))
+    assert type(model.tokenizer).__name__ == "FastTokenizer"
+    assert not {"_vocab", "_merges"} & vars(model.tokenizer).keys()
+    assert release_construction_tables(model.tokenizer) == []
 
 
 def test_dropping_the_tables_changes_no_encode_decode_or_vocabulary() -> None:

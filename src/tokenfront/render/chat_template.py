@@ -1,8 +1,9 @@
 """Chat templates: content-format detection, accepted kwargs, and rendering.
 
-Rendering goes through the Hugging Face tokenizer's own `apply_chat_template`
-(a sandboxed Jinja environment with `raise_exception`, `strftime_now`, `tojson`, ...),
-the same call vLLM makes, so rendered prompts match byte for byte.
+Rendering goes through the tokenizer's `apply_chat_template` (the same call vLLM makes):
+for tokenizers built on `tokenizers` directly that is `tokenization.chat_render`, a
+reproduction of transformers' (a sandboxed Jinja environment with `raise_exception`,
+`strftime_now`, `tojson`, ...), so rendered prompts match byte for byte.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import jinja2.nodes
 import jinja2.sandbox
 
 from tokenfront.api.errors import APIError
+from tokenfront.tokenization.chat_render import APPLY_CHAT_TEMPLATE_PARAMS
 
 ContentFormat = Literal["string", "openai"]
 
@@ -230,16 +232,10 @@ def template_variables(template: str) -> frozenset[str]:
     return frozenset(jinja2.meta.find_undeclared_variables(tree))
 
 
-@lru_cache(maxsize=1)
 def _hf_base_params() -> frozenset[str]:
-    from transformers import PythonBackend
-
-    sig = inspect.signature(PythonBackend.apply_chat_template)
-    return frozenset(
-        p.name
-        for p in sig.parameters.values()
-        if p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
-    )
+    """The named parameters of transformers' `PythonBackend.apply_chat_template` (a fixed
+    list, checked against transformers by tests/tokenization/test_chat_render.py)."""
+    return APPLY_CHAT_TEMPLATE_PARAMS
 
 
 _NAMED_PARAMS: dict[Any, frozenset[str]] = {}

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tokenfront.tokenization.fast_tokenizer import FastTokenizer
+
 # How many trailing prompt tokens seed the window (plus two, in case some are special).
 SEED_WINDOW = 5
 SEED_IDS = SEED_WINDOW + 2
@@ -211,6 +213,8 @@ _BYTE_OF_CHAR = _byte_alphabet()
 
 
 def _is_tokenizers_backend(tokenizer: Any) -> bool:
+    if isinstance(tokenizer, FastTokenizer):
+        return True
     try:
         from transformers import TokenizersBackend
     except Exception:  # pragma: no cover - older transformers
@@ -219,6 +223,8 @@ def _is_tokenizers_backend(tokenizer: Any) -> bool:
 
 
 def _is_plain_tokenizers_backend(tokenizer: Any) -> bool:
+    if isinstance(tokenizer, FastTokenizer):
+        return True
     try:
         from transformers import TokenizersBackend
     except Exception:  # pragma: no cover - older transformers

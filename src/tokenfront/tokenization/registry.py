@@ -125,8 +125,6 @@ def default_sampling_params(generation_config: dict[str, Any], mode: str) -> dic
 
 
 def _load_tokenizer(source: Path, options: ModelOptions) -> Any:
-    from transformers import AutoTokenizer
-
     kwargs: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
     if options.revision:
         kwargs["revision"] = options.revision
@@ -137,6 +135,15 @@ def _load_tokenizer(source: Path, options: ModelOptions) -> Any:
         from tokenfront.tokenization.mistral import load_mistral_tokenizer
 
         return load_mistral_tokenizer(source, options.revision)
+    if not env_flag("TOKENFRONT_TRANSFORMERS_TOKENIZER"):
+        # The same tokenizer built on `tokenizers` directly, when the class is reproduced.
+        from tokenfront.tokenization.fast_loader import load_fast_tokenizer
+
+        fast = load_fast_tokenizer(source, trust_remote_code=options.trust_remote_code)
+        if fast is not None:
+            return fast
+    from transformers import AutoTokenizer
+
     if (source / "tekken.json").exists() or any(source.glob("tokenizer.model.v*")):
         kwargs["mistral_format"] = False
     return AutoTokenizer.from_pretrained(str(source), **kwargs)
