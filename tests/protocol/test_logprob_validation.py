@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from tokenfront.protocol.generate import CHAT_BODY, COMPLETION_BODY
+from tokenfront.protocol.generate import CHAT_BODY, COMPLETION_BODY, LogprobPosition
 
 
 def _chat(content: object) -> dict[str, object]:
@@ -51,3 +51,70 @@ def test_completion_bodies_use_the_same_rule() -> None:
     with pytest.raises(ValidationError) as info:
         COMPLETION_BODY.validate_python(body)
     assert "GenerateLogProbsContent" in info.value.errors()[0]["msg"]
+
+
+def _entry_variants() -> list[object]:
+    good = {"token_id": 7, "logprob": -0.5, "rank": 1}
+    return [
+        good,
+        {"token_id": 7, "logprob": -0.5},
+        {"token_id": 7, "logprob": -0.5, "rank": None},
+        {"token_id": 7, "logprob": -0.5, "extra": "kept"},
+        {"token_id": 7, "logprob": 0},  # int logprob: validation makes it 0.0
+        {"token_id": True, "logprob": -0.5},
+        {"token_id": "7", "logprob": -0.5},
+        {"token_id": 7.0, "logprob": -0.5},
+        {"token_id": 7, "logprob": -0.5, "rank": "1"},
+        {"token_id": 7, "logprob": -0.5, "rank": 1.5},
+        {"token_id": 7},
+        {"logprob": -0.5},
+        [7, -0.5],
+        None,
+    ]
+
+
+@pytest.mark.parametrize("variant", range(len(_entry_variants())))
+@pytest.mark.parametrize("where", ["position", "candidate"])
+@pytest.mark.parametrize("tops", ["list", "absent", "none"])
+def test_entries_kept_as_parsed_only_when_validation_would_not_change_them(
+    variant: int, where: str, tops: str
+) -> None:
+    """The fast path keeps exactly the entries the dict schema accepts unchanged (extra keys
+    aside); everything else gets the full validation, coercions and errors included."""
+    good = {"token_id": 3, "logprob": -1.5}
+    entry = _entry_variants()[variant]
+    if where == "position":
+        position = dict(entry) if isinstance(entry, dict) else entry
+        candidates = [good]
+    else:
+        position = dict(good)
+        candidates = [good, entry]
+    if isinstance(position, dict):
+        if tops == "list":
+            position["top_logprobs"] = candidates
+        elif tops == "none":
+            position["top_logprobs"] = None
+    content = [dict(good), position]
+    reference = TypeAdapter(list[LogprobPosition] | None)
+    try:
+        expected: object = reference.validate_python(content)
+    except ValidationError:
+        expected = None
+    try:
+        body = CHAT_BODY.validate_python(_chat(content))
+    except ValidationError:
+        assert expected is None
+        return
+    got = body.generate_response.choices[0].logprobs.content
+    assert expected is not None
+    assert _strip_extra(got) == expected
+    assert [type(e["logprob"]) for e in got] == [float, float]
+
+
+def _strip_extra(value: object) -> object:
+    if isinstance(value, list):
+        return [_strip_extra(v) for v in value]
+    if isinstance(value, dict):
+        keep = {"token_id", "logprob", "rank", "top_logprobs"}
+        return {k: _strip_extra(v) for k, v in value.items() if k in keep}
+    return value

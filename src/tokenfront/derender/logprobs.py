@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,48 +76,75 @@ def resolve_logprobs(
     initial_context: Sequence[int] = (),
 ) -> dict[str, Any]:
     """The chat `logprobs` object: token strings and bytes for each position and candidate."""
-    if logprobs.content is None:
+    positions = logprobs.content
+    if positions is None:
         return {"content": None}
-    context = list(initial_context)
+    clean = _clean_pairs(view)
+    get = clean.get
+    # The correction context of position i is the sampled ids before it (with the carried ones).
+    sampled = [*initial_context, *(entry["token_id"] for entry in positions)]
+    offset = len(initial_context)
     content: list[LogprobEntry] = []
-    token_string = view.token_string
-    for entry in logprobs.content:
+    append = content.append
+    for i, entry in enumerate(positions):
         token_id = entry["token_id"]
+        pair = get(token_id) or _resolve_slow(view, clean, token_id, sampled, offset + i)
         tops = entry.get("top_logprobs") or ()
         if top_limit is not None:
             tops = tops[:top_limit]
-        token_str, token_bytes = _resolve_one(view, token_string(token_id), token_id, context)
-        top_out: list[LogprobEntry] = []
-        for top in tops:
-            top_id = top["token_id"]
-            top_str, top_bytes = _resolve_one(view, token_string(top_id), top_id, context)
-            top_out.append({"token": top_str, "logprob": top["logprob"], "bytes": top_bytes})
-        content.append(
+        append(
             {
-                "token": token_str,
+                "token": pair[0],
                 "logprob": entry["logprob"],
-                "bytes": token_bytes,
-                "top_logprobs": top_out,
+                "bytes": pair[1],
+                "top_logprobs": [
+                    {
+                        "token": (
+                            top := get(cand["token_id"])
+                            or _resolve_slow(view, clean, cand["token_id"], sampled, offset + i)
+                        )[0],
+                        "logprob": cand["logprob"],
+                        "bytes": top[1],
+                    }
+                    for cand in tops
+                ],
             }
         )
-        context.append(token_id)
     return {"content": content}
 
 
-def _resolve_one(
+# Per tokenizer view: id -> (string, bytes) for ids whose string decoded alone does not end in
+# U+FFFD, so it needs no context (nearly every id). The tuples are the view's own cache entries.
+_CLEAN_PAIRS: weakref.WeakKeyDictionary[TokenizerView, dict[int, tuple[str, list[int]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _clean_pairs(view: TokenizerView) -> dict[int, tuple[str, list[int]]]:
+    pairs = _CLEAN_PAIRS.get(view)
+    if pairs is None:
+        pairs = _CLEAN_PAIRS[view] = {}
+    return pairs
+
+
+def _resolve_slow(
     view: TokenizerView,
-    decoded: tuple[str, list[int]] | None,
+    clean: dict[int, tuple[str, list[int]]],
     token_id: int,
-    context: Sequence[int],
+    sampled: Sequence[int],
+    position: int,
 ) -> tuple[str, list[int] | None]:
-    """A candidate's string and bytes; a trailing U+FFFD is repaired from the context."""
+    """A candidate not in `clean`: decoded (and remembered when context-free), or repaired
+    from the up to `CONTEXT_WINDOW` sampled ids before `position`."""
+    decoded = view.token_string(token_id)
     if decoded is None:
         return "", None
-    text, raw = decoded
-    if text.endswith(REPLACEMENT_CHAR):
-        text = correct_token(view, token_id, context)
-        return text, _utf8(text)
-    return text, raw
+    if not decoded[0].endswith(REPLACEMENT_CHAR):
+        if 0 <= token_id < view.length:
+            clean[token_id] = decoded
+        return decoded
+    text = correct_token(view, token_id, sampled[max(0, position - CONTEXT_WINDOW) : position])
+    return text, _utf8(text)
 
 
 def to_completion_logprobs(

@@ -19,6 +19,7 @@ from pydantic import (
     NonNegativeInt,
     TypeAdapter,
     ValidationError,
+    ValidatorFunctionWrapHandler,
     create_model,
     field_validator,
     model_validator,
@@ -126,6 +127,46 @@ class GenerateLogProbs(BaseModel):
     # each). Invalid bodies are re-validated with the model classes for vLLM's error text
     # (`DerenderBodyAdapter`).
     content: list[LogprobPosition] | None = None
+
+    @field_validator("content", mode="wrap")
+    @classmethod
+    def _exact_entries_kept(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # Entries that already have validation's result types are kept as parsed (~3x faster
+        # than validating them); anything else is validated (and coerced, or rejected).
+        if type(value) is list and _exact_positions(value):
+            return value
+        return handler(value)
+
+
+def _exact_positions(positions: list[Any]) -> bool:
+    """Whether every position is a dict with an int `token_id`, a float `logprob`, an int or
+    None `rank` if present, and if present a list `top_logprobs` of such candidates."""
+    for entry in positions:
+        if (
+            type(entry) is not dict
+            or type(entry.get("token_id")) is not int
+            or type(entry.get("logprob")) is not float
+        ):
+            return False
+        rank = entry.get("rank")
+        if rank is not None and type(rank) is not int:
+            return False
+        if "top_logprobs" not in entry:
+            continue
+        tops = entry["top_logprobs"]
+        if type(tops) is not list:
+            return False
+        for cand in tops:
+            if (
+                type(cand) is not dict
+                or type(cand.get("token_id")) is not int
+                or type(cand.get("logprob")) is not float
+            ):
+                return False
+            rank = cand.get("rank")
+            if rank is not None and type(rank) is not int:
+                return False
+    return True
 
 
 def _no_negative_ids(value: list[int] | None) -> list[int] | None:
