@@ -1,6 +1,6 @@
-"""Image cases on the Kimi K3 test checkpoint (tests/models/kimi-k3): facts for a future K3 image
-path, recorded by `scripts/record_render41_golden.py --cases-module golden_cases_k3image` into
-tests/golden/pending/ (tokenfront answers 400 for K3 images today).
+"""Image cases on the Kimi K3 test checkpoint (tests/models/kimi-k3), recorded by
+`scripts/record_render41_golden.py --cases-module golden_cases_k3image` into
+tests/golden/vllm-k3image.jsonl (configs-k3image.json; docs/multimodal.md).
 """
 
 from __future__ import annotations

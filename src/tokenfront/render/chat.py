@@ -35,6 +35,7 @@ from tokenfront.render.mistral import (
     render_mistral_prompt,
 )
 from tokenfront.render.multimodal.images import request_images
+from tokenfront.render.multimodal.kimi_k3_images import K3ImageInputs, k3_request_images
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
@@ -168,7 +169,14 @@ def render_prompt(
     if model.model_type in HARMONY_MODEL_TYPES:  # gpt-oss: vLLM renders Harmony, not the template
         return check_token_ids(model, harmony.render_request(model, request), tok_params), None
     if uses_k3_renderer(model):  # vLLM's K3 renderer: the tokenizer encodes to ids directly
-        return check_token_ids(model, _k3_prompt_ids(model, request), tok_params), None
+        k3_images = k3_request_images(model, request.messages)  # image parts on K3 vision
+        ids = check_token_ids(model, _k3_prompt_ids(model, request, k3_images), tok_params)
+        if k3_images is None:
+            return ids, None
+        ids = k3_images.expand(model, ids, with_tensors=request.mm_payload == "tensors", params=tok_params)
+        if features_out is not None and k3_images.features is not None:
+            features_out.append(k3_images.features)
+        return ids, None
     template = request.chat_template or model.chat_template
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
@@ -198,8 +206,11 @@ def render_prompt(
     return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
 
 
-def _k3_prompt_ids(model: ServedModel, request: ChatCompletionRequest) -> list[int]:
+def _k3_prompt_ids(
+    model: ServedModel, request: ChatCompletionRequest, images: K3ImageInputs | None = None
+) -> list[int]:
     check_media_support(model, request.messages)
+    conversation = to_conversation(request.messages if images is None else images.messages, "string")
     tools = request.tool_dicts()
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
@@ -207,7 +218,7 @@ def _k3_prompt_ids(model: ServedModel, request: ChatCompletionRequest) -> list[i
     )
     return render_k3_ids(
         model,
-        to_conversation(request.messages, "string"),
+        conversation if images is None else images.place(conversation),
         kwargs,
         chat_template=request.chat_template or (model.chat_template if model.options.chat_template else None),
         tool_choice=request.tool_choice if request.tools else None,

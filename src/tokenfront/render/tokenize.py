@@ -21,6 +21,7 @@ from tokenfront.render.media_inputs import check_media_support
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import is_mistral_tokenizer, tokenize_mistral_chat
 from tokenfront.render.multimodal.images import expand_prompt, request_images
+from tokenfront.render.multimodal.kimi_k3_images import k3_request_images
 from tokenfront.tokenization.registry import ServedModel
 
 
@@ -117,8 +118,12 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
     check_media_support(model, messages)
     if k3:  # vLLM's K3 renderer: the tokenizer encodes to ids directly
         server_template = model.chat_template if model.options.chat_template else None
-        conversation = to_conversation(request.messages, "string")
-        return render_k3_ids(model, conversation, kwargs, chat_template=request.chat_template or server_template)
+        k3_images = k3_request_images(model, request.messages)  # image parts on K3 vision
+        conversation = to_conversation(request.messages if k3_images is None else k3_images.messages, "string")
+        if k3_images is not None:
+            conversation = k3_images.place(conversation)
+        ids = render_k3_ids(model, conversation, kwargs, chat_template=request.chat_template or server_template)
+        return ids if k3_images is None else k3_images.expand(model, ids, with_tensors=False)
     kwargs.pop("tools", None)
     kwargs.pop("tokenize", None)
     if mode is not None:  # vLLM's DeepSeek renderers encode with their own encoder

@@ -66,6 +66,23 @@ def dsv41_item_fields(batch: Sequence[ProcessedImage]) -> list[dict[str, dict[st
     return out
 
 
+def k3_item_fields(batch: Sequence[Any]) -> list[dict[str, dict[str, Any]]]:
+    """The fields of each Kimi K3 image item of one processor call (`K3ProcessedImage`s): the
+    uint8 patches (flat over the whole batch) and `grid_thws` (batched, kept on the CPU), in the
+    order vLLM writes them under PYTHONHASHSEED=8."""
+    patches_field = _flat([image.patch_shape[0] for image in batch], False)
+    return [
+        {
+            "pixel_values": {
+                "data": _tensor("uint8", image.patch_shape, image.patches),
+                "field": patches_field,
+            },
+            "grid_thws": {"data": _tensor("int64", [3], _int64(image.grid_thw)), "field": _batched()},
+        }
+        for image in batch
+    ]
+
+
 def _encode(fields: dict[str, Any]) -> str:
     return base64.b64encode(packb(fields)).decode("ascii")
 

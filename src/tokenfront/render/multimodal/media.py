@@ -136,7 +136,8 @@ def _to_rgb(image: Any) -> Any:
     return image.convert("RGB")
 
 
-def decode_image(data: bytes, budget: DecodeBudget) -> LoadedImage:
+def decode_image(data: bytes, budget: DecodeBudget, *, to_rgb: bool = True) -> LoadedImage:
+    """`to_rgb=False`: keep the decoded mode (vLLM's `image_mode: None`, K3's default)."""
     import io
 
     from PIL import Image, ImageOps
@@ -155,7 +156,7 @@ def decode_image(data: bytes, budget: DecodeBudget) -> LoadedImage:
         with contextlib.suppress(Exception):  # vLLM ignores broken EXIF data
             image = ImageOps.exif_transpose(image)
         image.load()
-        converted = _to_rgb(image)
+        converted = _to_rgb(image) if to_rgb else image
     except (OSError, SyntaxError) as exc:  # UnidentifiedImageError is an OSError
         raise MediaError(f"Failed to load image: {exc}") from None
     except Image.DecompressionBombError as exc:  # vLLM lets this escape as a 500
