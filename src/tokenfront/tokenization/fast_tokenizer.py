@@ -479,6 +479,7 @@ class FastTokenizer:
 
     # transformers' name, which TypeErrors about duplicate arguments quote to clients.
     apply_chat_template.__qualname__ = "PreTrainedTokenizerBase.apply_chat_template"
+    apply_chat_template.__module__ = "transformers.tokenization_utils_base"
 
     def __repr__(self) -> str:
         return (
