@@ -569,13 +569,14 @@ class _Converter:
             optional_one = bounds == (0, 1)
             if not optional_one:
                 tail = self._repeat(rule, "additional_items", [*sep, item], *bounds)
+        extra_item = [*sep, item] if item is not None else []
         if optional_one and low >= count:
-            tail = [self._helper(rule, _choices([[], [*sep, item]]))]
+            tail = [self._helper(rule, _choices([[], extra_item]))]
         rest: list[str] = list(tail)
         for i in range(count - 1, low - 1, -1):
             suffix = self._reserve(f"{rule.name}_suffix_{i}")
             if optional_one and i == count - 1:
-                rest = [self._helper(suffix, _choices([[], [*sep, item]]))]
+                rest = [self._helper(suffix, _choices([[], extra_item]))]
             suffix.body = _choices([[], [*(sep if i else []), firsts[i], *rest]])
             rest = [suffix.name]
         needed: list[str] = []
@@ -645,10 +646,10 @@ class _Converter:
         other: list[str] = []
         if value_name is not None:
             other = [self._key_rule(names, rule), WS, literal(":"), WS, value_name]
-            more = self._reserve(f"{rule.name}_additional_properties")
-            more.body = _choices([[WS, literal(","), WS, *other]])
+            repeated = self._reserve(f"{rule.name}_additional_properties")
+            repeated.body = _choices([[WS, literal(","), WS, *other]])
             last = self._reserve(f"{rule.name}_part_{count - 1}")
-            last.body = _choices([[f"{more.name}{{0, -1}}"]])
+            last.body = _choices([[f"{repeated.name}{{0, -1}}"]])
             tails[count] = last.name
         for i in range(count - 1, 0, -1):
             part = self._reserve(f"{rule.name}_part_{i - 1}")
