@@ -100,13 +100,14 @@ def test_schema_and_tools_share_one_tag(cohere: ServedModel) -> None:
     assert _tag(request)["format"]["triggers"] == ["<|START_RESPONSE|>", "<|START_ACTION|>"]
 
 
-def test_tool_schema_xgrammar_rejects_is_a_500(cohere: ServedModel) -> None:
+def test_tool_schema_xgrammar_rejects_is_a_400(cohere: ServedModel) -> None:
     bad = {"type": "function", "function": {"name": "f", "parameters": {
         "type": "object", "properties": {"n": {"type": "integer", "minimum": 3, "maximum": 1}}}}}
     with pytest.raises(APIError) as caught:
         adjust_request(cohere, _request(tools=[bad]), [1])
-    assert caught.value.status == 500 and caught.value.err_type == "InternalServerError"
-    assert caught.value.message.endswith("] <path>:4944: Invalid range: minimum greater than maximum")
+    assert caught.value.status == 400 and caught.value.err_type == "BadRequestError"
+    assert caught.value.message.endswith(": Invalid range: minimum greater than maximum")
+    assert caught.value.param == "tools"
 
 
 def test_tool_schema_outside_the_subset_gets_no_tag(cohere: ServedModel) -> None:

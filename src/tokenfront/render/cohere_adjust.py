@@ -14,7 +14,6 @@ subset leaves the request as it is (docs/parsers.md).
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from tokenfront.api.errors import APIError
@@ -125,9 +124,8 @@ def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
             )
         try:
             grammar = tools_grammar(tools)
-        except SchemaRejected as exc:  # xgrammar's RuntimeError reaches vLLM's client as a 500
-            raise APIError(f"[{time.strftime('%H:%M:%S')}] <path>:4944: {exc}", status=500,
-                           err_type="InternalServerError") from None
+        except SchemaRejected as exc:  # vLLM: xgrammar's error escapes as a 500 (deviations.md)
+            raise APIError(f"Invalid tool parameters schema: {exc}", param="tools") from None
         except UnsupportedSchema:
             return  # a tool schema outside the reproduced subset: no tag (docs/parsers.md)
         tags.append({"begin": _ACTION[0], "content": {"type": "grammar", "grammar": grammar},
