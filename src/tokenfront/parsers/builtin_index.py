@@ -34,7 +34,7 @@ TOOL_PARSER_MODULES: dict[str, str] = {
     "lfm2": "tokenfront.parsers.tools.lfm2",
     "ling3": "tokenfront.parsers.tools.ling3",
     "llama3_json": "tokenfront.parsers.tools.llama_json",
-    "llama4_json": "tokenfront.parsers.tools.llama_json",
+    "llama4_json": "tokenfront.parsers.tools.llama4_json",
     "llama4_pythonic": "tokenfront.parsers.tools.llama4_pythonic",
     "longcat": "tokenfront.parsers.tools.longcat",
     "mimo": "tokenfront.parsers.tools.mimo",
