@@ -23,13 +23,15 @@ from tokenfront.parsers.registry import get_reasoning_parser
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "groupc-markers"
 
-# Asserted by post-0.33.0 tests and not followed (docs/deviations.md): a bare `call:NAME{...}`
-# after `<channel|>` without `<|tool_call>`, an error for a required choice answered in prose,
-# and content None (vLLM's served forced choice answers "") for a required choice.
+# Asserted by post-0.33.0 tests and not followed (docs/deviations.md): an error for a required
+# choice answered in prose, and content None (vLLM's served forced choice answers "") for a
+# required choice.
 NOT_FOLLOWED = {
-    "test_engine_tool_parser_bare_call_extraction",
     "test_required_prose_only_rejected",
 }
+# Followed, a deviation from vLLM 0.33.0 (docs/deviations.md): a bare `call:NAME{...}` right
+# after `<channel|>` (no `<|tool_call>`) is a call.
+BARE_CALL = {"test_engine_tool_parser_bare_call_extraction"}
 TOOL = {
     vec["source"].split("::")[-1]
     for vec in load_vectors("gemma4", kind="tool")
@@ -43,6 +45,32 @@ def test_vllm_tool_vector(vec: dict[str, Any], mode: str) -> None:
     if "TestGemma4ParserParseRequiredEnforcement::test_required" in vec["source"]:
         pytest.skip("content None for a required choice is not followed")
     assert problems(vec, mode) == []
+
+
+@needs_models
+@pytest.mark.parametrize(("vec", "mode"), cases("gemma4", BARE_CALL))
+@pytest.mark.parametrize("thinking", [None, False, True])
+def test_bare_call_after_channel_both_ways(
+    vec: dict[str, Any], mode: str, thinking: bool | None
+) -> None:
+    """The bare call holds streamed too, and behind the gemma4 reasoning parser (thinking on
+    or off); a `call:` elsewhere in the content stays text."""
+    other = "streaming" if mode == "non_streaming" else "non_streaming"
+    if thinking is None:
+        assert problems(vec, other) == []
+        return
+    kwargs = {"enable_thinking": thinking}
+    combined = dict(vec, reasoning_parser="gemma4", request={"chat_template_kwargs": kwargs})
+    for run_mode in (mode, other):
+        assert problems(combined, run_mode) == []
+    prose = dict(
+        vec,
+        model_output="Try call:bash{command:<|\"|>ls<|\"|>} yourself.",
+        expected={"content": "Try call:bash{command:<|\"|>ls<|\"|>} yourself.", "tool_calls": []},
+        asserted=["content", "tool_calls"],
+    )
+    for run_mode in (mode, other):
+        assert problems(dict(prose, mode=run_mode), run_mode) == []
 
 
 @functools.cache

@@ -22,6 +22,7 @@ from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
     E_CALL_START,
+    Event,
     E_REASONING_END,
     E_REASONING_START,
     S_ARGS,
@@ -304,6 +305,10 @@ class Gemma4ToolParser(MarkupToolParser):
             start = S_REASONING
         state = super().initial_state(start)
         state.update({"fed": False, "rt": "", "ps": False})
+        if not self.skip_reasoning_parsing and not self.skip_tool_parsing:
+            # Behind a reasoning parser the content this parser reads starts where the
+            # reasoning's `<channel|>` was (see `_terminal`).
+            state["ac"] = True
         return state
 
     def events_to_delta(
@@ -319,6 +324,27 @@ class Gemma4ToolParser(MarkupToolParser):
                 if ids:
                     ids = [self.vocab_id(CHANNEL_START), *ids]  # type: ignore[list-item]
         return super().feed(state, text, ids)
+
+    # Deviation from vLLM 0.33.0 (docs/deviations.md): a bare `call:NAME{...}` right after
+    # `<channel|>` (the model left out `<|tool_call>`) is a call, as vLLM's
+    # test_gemma4_regex_and_bare_calls.py::test_engine_tool_parser_bare_call_extraction asserts.
+    # "ac" marks the spot just after a `<channel|>`; any other text or marker clears it.
+    def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        after_channel = state.pop("ac", False)
+        if after_channel and terminal == "CALL_PREFIX" and state["st"] == S_CONTENT:
+            if not self.skip_tool_parsing:
+                state["st"] = S_NAME
+                state["ti"] += 1
+                return [(E_CALL_START, text, state["ti"])]
+        events = super()._terminal(state, terminal, text)
+        if terminal == "THINK_END" and state["st"] == S_CONTENT:
+            state["ac"] = True
+        return events
+
+    def _emit(self, state: JSONState, text: str) -> list[Event]:
+        if text:
+            state.pop("ac", None)
+        return super()._emit(state, text)
 
     def _args_delta(self, slot: dict[str, Any], raw_delta: str) -> str | None:
         # vLLM's arg_structural_chars: without a followed open value, a delta with no
