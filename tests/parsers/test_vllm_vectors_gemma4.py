@@ -65,8 +65,8 @@ def test_bare_call_after_channel_both_ways(
         assert problems(combined, run_mode) == []
     prose = dict(
         vec,
-        model_output="Try call:bash{command:<|\"|>ls<|\"|>} yourself.",
-        expected={"content": "Try call:bash{command:<|\"|>ls<|\"|>} yourself.", "tool_calls": []},
+        model_output='Try call:bash{command:<|"|>ls<|"|>} yourself.',
+        expected={"content": 'Try call:bash{command:<|"|>ls<|"|>} yourself.', "tool_calls": []},
         asserted=["content", "tool_calls"],
     )
     for run_mode in (mode, other):

@@ -22,7 +22,6 @@ from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
     E_CALL_START,
-    Event,
     E_REASONING_END,
     E_REASONING_START,
     S_ARGS,
@@ -30,6 +29,7 @@ from tokenfront.parsers.engines.xml_params import (
     S_NAME,
     S_PREAMBLE,
     S_REASONING,
+    Event,
     Grammar,
     MarkupToolParser,
 )
