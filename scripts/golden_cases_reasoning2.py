@@ -106,11 +106,69 @@ def _tool_cases(fmt: gc.ParserFormat, after_think: bool = False) -> Callable[[],
     return cases
 
 
+def glm_template_cases() -> list[Case]:
+    """GLM-4.7 prompts (tests/models/glm47-synth): the generation prompt opens `<think>` (or closes
+    it when `enable_thinking` is false), so the output starts inside the reasoning; a prompt that
+    closes the reasoning in the current turn starts the parser in content (turn boundaries)."""
+    call = gc.FORMATS["glm47"].calls
+    assert call is not None
+    one, par = call(gc.ONE), call(gc.PARALLEL)
+    mixed = _kwargs(thinking=True, enable_thinking=False)
+    history = [
+        {"role": "user", "content": "Hi."},
+        {
+            "role": "assistant",
+            "reasoning_content": "Earlier thought.",
+            "content": "Earlier answer.",
+        },
+        {"role": "user", "content": "What's the weather in Paris?"},
+    ]
+    partial = [
+        {"role": "user", "content": "What's the weather in Paris?"},
+        {"role": "assistant", "content": "Let me"},
+    ]
+    cont = {"messages": partial, "add_generation_prompt": False, "continue_final_message": True}
+    return [
+        Case("open_reasoning_content", f"Thought.{END}Answer."),
+        Case("open_reasoning_call", f"Need data.{END}" + one),
+        Case("open_reasoning_parallel", f"Two lookups.{END}" + par),
+        Case("call_inside_reasoning", "Need data.\n" + one),
+        Case("open_reasoning_cut", "Still thinking", finish_reason="length"),
+        Case("disabled_content", "Direct answer.", request=_kwargs(enable_thinking=False)),
+        Case("disabled_call", one, request=_kwargs(enable_thinking=False)),
+        Case("mixed_prompt_closed", "Direct answer.", request=mixed),
+        Case("mixed_prompt_closed_think", f"{START}Late.{END}After.", request=mixed),
+        Case("mixed_prompt_closed_call", "Sure.\n" + one, request=mixed),
+        Case("history_reasoning", f"New thought.{END}New answer.", request={"messages": history}),
+        Case(
+            "history_disabled",
+            "Plain.",
+            request={"messages": history, **_kwargs(enable_thinking=False)},
+        ),
+        Case("continue_final", f" check.{START}Hmm.{END}Done.", request=cont),
+        Case("continue_final_call", " check.\n" + one, request=cont),
+        Case("tool_choice_none", f"Plan.{END}" + one, request={"tool_choice": "none"}),
+        Case("no_tools_reasoning", f"Plan.{END}Answer.", with_tools=False),
+    ]
+
+
+def glm_template_cases_without_tools() -> list[Case]:
+    """The same outputs without tools in the request (a server with only the reasoning parser
+    refuses to render a request with tools under the default tool_choice)."""
+    return [
+        Case(c.scenario, c.output, c.finish_reason, dict(c.request), with_tools=False)
+        for c in glm_template_cases()
+        if "tool_choice" not in c.request
+    ]
+
+
 CASE_LISTS = getattr(gc, "CASE_LISTS", {})
 CASE_LISTS.update(
     {
         "reasoning2_think": think_cases,
         "reasoning2_glm47_tools": _tool_cases(gc.FORMATS["glm47"]),
+        "reasoning2_glm_template": glm_template_cases,
+        "reasoning2_glm_template_notools": glm_template_cases_without_tools,
         "reasoning2_hermes_tools": _tool_cases(gc.FORMATS["hermes"], after_think=True),
     }
 )
