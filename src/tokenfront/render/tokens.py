@@ -135,6 +135,10 @@ def _encode(
     # Never enable the tokenizer's own truncation: it is state shared by all threads.
     backend = _plain_backend(tokenizer)
     if backend is not None:
+        if not want_offsets:
+            encoder = tokenizer_view(tokenizer).prompt_encoder
+            if encoder is not None:
+                return encoder.encode(text, add_special_tokens), None
         enc = backend.encode(text, add_special_tokens=add_special_tokens)
         return enc.ids, enc.offsets if want_offsets else None
     if want_offsets:

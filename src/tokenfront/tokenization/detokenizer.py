@@ -14,9 +14,12 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tokenfront.tokenization.fast_tokenizer import FastTokenizer
+
+if TYPE_CHECKING:
+    from tokenfront.tokenization.prompt_encoder import PromptEncoder
 
 # How many trailing prompt tokens seed the window (plus two, in case some are special).
 SEED_WINDOW = 5
@@ -71,11 +74,24 @@ class TokenizerView:
         )
         # transformers' generic fast tokenizer encodes with one backend call and nothing else.
         self.plain_backend = backend if _is_plain_tokenizers_backend(tokenizer) else None
+        self._prompt_encoder: Any = _UNSET
         # A byte-level BPE decoder (GPT-2 style) joins each piece's bytes and decodes them as
         # UTF-8 with replacement; doing that in Python skips a Rust call per decoded window.
         self.byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
         self._piece_bytes: dict[str, bytes] = {}
         self._clean_texts: list[Any] = [_UNSET] * self.length if self.byte_level else []
+
+    @property
+    def prompt_encoder(self) -> PromptEncoder | None:
+        """The fast encoder for the plain backend (built on first use), or None."""
+        if self._prompt_encoder is _UNSET:
+            from tokenfront.tokenization.prompt_encoder import PromptEncoder
+
+            backend = self.plain_backend
+            self._prompt_encoder = (
+                PromptEncoder.for_backend(backend) if backend is not None else None
+            )
+        return self._prompt_encoder  # type: ignore[no-any-return]
 
     # ---- id -> token string
     def id_to_token(self, token_id: int) -> str | None:
