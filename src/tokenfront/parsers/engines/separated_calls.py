@@ -31,6 +31,7 @@ from tokenfront.parsers.base import (
 )
 from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
+from tokenfront.parsers.engines.retyped_json import settled_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object
 from tokenfront.tokenization.vocab import vocab_of
 
@@ -341,6 +342,10 @@ class SectionToolParser(ToolParser):
     # the request's tools (`infer_bare_name`); None keeps such a call nameless.
     bare_header_regex: ClassVar[re.Pattern[str] | None] = None
 
+    # Streamed arguments end with the one-shot bytes when the tool schema retypes a value
+    # (`retyped_json`); False streams the raw JSON text as vLLM 0.33.0 does.
+    retype_streamed_args: ClassVar[bool] = False
+
     # Set True by the pipeline when no reasoning parser is configured: think markers are
     # then plain content rather than consumed (vLLM's `skip_reasoning_parsing`).
     skip_reasoning_parsing: bool = False
@@ -599,12 +604,47 @@ class SectionToolParser(ToolParser):
             elif value:
                 self._send_name(slot, idx, self._name_in_args(slot["args"]), out)
         elif value:
-            out.append(DeltaToolCall(index=idx, arguments=value))
+            self._send_args(slot, idx, value, out)
         if value and not was_sent and slot["sent"]:
+            self._send_args(slot, idx, value, out)
+
+    def _retype_properties(self, slot: dict[str, Any]) -> dict[str, Any] | None:
+        """The called tool's parameter properties when streamed arguments follow retyping."""
+        if not self.retype_streamed_args or slot.get("bare") is not None:
+            return None
+        function = self.ctx.tool_named(slot["name"]) if slot["name"] else None
+        params = function.get("parameters") if function else None
+        props = params.get("properties") if isinstance(params, dict) else None
+        return props if isinstance(props, dict) and props else None
+
+    def _send_args(
+        self, slot: dict[str, Any], idx: int, value: str, out: list[DeltaToolCall]
+    ) -> None:
+        props = self._retype_properties(slot)
+        if props is None:
             out.append(DeltaToolCall(index=idx, arguments=value))
+            return
+        slot["raw"] = slot.get("raw", "") + value
+        self._send_up_to(slot, idx, settled_prefix(slot["raw"], props), out)
+
+    @staticmethod
+    def _send_up_to(slot: dict[str, Any], idx: int, target: str, out: list[DeltaToolCall]) -> None:
+        sent = slot.get("out", "")
+        if len(target) > len(sent) and target.startswith(sent):
+            slot["out"] = target
+            out.append(DeltaToolCall(index=idx, arguments=target[len(sent) :]))
 
     def _on_end(self, slot: dict[str, Any], idx: int, out: list[DeltaToolCall]) -> None:
         if slot["sent"]:
+            if "raw" in slot:
+                # The rest of the one-shot arguments: retyped (`json.dumps`) when a value
+                # changed type, else the raw text as it streams.
+                raw = slot["raw"]
+                body = raw.strip() or "{}"
+                final = coerce_arguments(body, self.ctx.tool_named(slot["name"]))
+                if final == body or not final.startswith(slot.get("out", "")):
+                    final = raw  # as vLLM 0.33.0 streams (also when a guess went wrong)
+                self._send_up_to(slot, idx, final, out)
             return
         if slot.get("bare") is None and self._bare_counter(slot["name"]) is not None:
             slot["bare"] = self._bare_counter(slot["name"])
