@@ -20,6 +20,7 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
+    WrapValidator,
     create_model,
     field_validator,
     model_validator,
@@ -170,9 +171,30 @@ def _exact_positions(positions: list[Any]) -> bool:
 
 
 def _no_negative_ids(value: list[int] | None) -> list[int] | None:
-    if value is not None and any(t < 0 for t in value):
+    if value and min(value) < 0:
         raise ValueError("token_ids must not contain negative values")
     return value
+
+
+_EXACT_INTS: TypeAdapter[list[int]] = TypeAdapter(list[int], config=ConfigDict(strict=True))
+
+
+def _exact_non_negative_ids(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A list of non-negative ints: checked as exact ints in one strict pass plus a `min`
+    (~3x faster than the per-item constraint on a long prompt); anything else (coercions,
+    negative ids, wrong types) is validated as declared, with the same errors."""
+    if type(value) is list:
+        try:
+            ids = _EXACT_INTS.validate_python(value)
+        except ValidationError:
+            return handler(value)
+        if not ids or min(ids) >= 0:
+            return ids
+    return handler(value)
+
+
+# `list[NonNegativeInt]` for prompt ids (hundreds to thousands per body).
+PromptIds = Annotated[list[NonNegativeInt], WrapValidator(_exact_non_negative_ids)]
 
 
 class GenerateTokensChoice(BaseModel):
@@ -209,7 +231,7 @@ class GenerateTokensResponse(BaseModel):
     usage: UsageInfo | None = None
     prompt_logprobs: list[dict[int, Logprob] | None] | None = None
     prompt_token_id_logprobs: str | None = None
-    prompt_token_ids: list[NonNegativeInt] | None = None
+    prompt_token_ids: PromptIds | None = None
     mm_placeholders: dict[str, list[PlaceholderRangeInfo]] | None = None
     metrics: PerRequestMetrics | None = None
     kv_transfer_params: dict[str, Any] | None = None
@@ -221,7 +243,7 @@ class GenerateTokensResponse(BaseModel):
 class GenerateTokensStreamResponse(BaseModel):
     request_id: str = Field(default_factory=new_request_id)
     usage: UsageInfo | None = None
-    prompt_token_ids: list[NonNegativeInt] | None = None
+    prompt_token_ids: PromptIds | None = None
     mm_placeholders: dict[str, list[PlaceholderRangeInfo]] | None = None
     metrics: PerRequestMetrics | None = None
     output_mode: Literal["tokens"] = "tokens"
@@ -276,7 +298,7 @@ class DerenderChatRequest(BaseModel):
     model: str | None = None
     generate_response: GenerateTokensResponse
     prompt_tokens: int | None = None
-    prompt_token_ids: list[NonNegativeInt] | None = None
+    prompt_token_ids: PromptIds | None = None
     chat_request: ChatCompletionRequest | None = None
 
 
@@ -285,7 +307,7 @@ class DerenderCompletionRequest(BaseModel):
     model: str | None = None
     generate_responses: list[GenerateTokensResponse]
     prompt_tokens: list[int] | None = None
-    prompt_token_ids: list[list[NonNegativeInt] | None] | None = None
+    prompt_token_ids: list[PromptIds | None] | None = None
     completion_request: CompletionRequest | None = None
 
     @model_validator(mode="after")
@@ -310,7 +332,7 @@ class DerenderChatStreamRequest(BaseModel):
     generate_chunk: GenerateTokensStreamResponse
     stream_state: StreamStateField = None
     prompt_tokens: int | None = None
-    prompt_token_ids: list[NonNegativeInt] | None = None
+    prompt_token_ids: PromptIds | None = None
     chat_request: ChatCompletionRequest | None = None
 
 
@@ -320,7 +342,7 @@ class DerenderCompletionStreamRequest(BaseModel):
     generate_chunk: GenerateTokensStreamResponse
     stream_state: StreamStateField = None
     prompt_tokens: int | None = None
-    prompt_token_ids: list[NonNegativeInt] | None = None
+    prompt_token_ids: PromptIds | None = None
     completion_request: CompletionRequest | None = None
 
 
@@ -351,13 +373,31 @@ def _model_logprob_bodies() -> tuple[TypeAdapter[Any], TypeAdapter[Any]]:
 
 
 class DerenderBodyAdapter(Generic[B]):
-    """Validates a derender body; a failure is reported as vLLM's model classes report it."""
+    """Validates a derender body; a failure is reported as vLLM's model classes report it.
 
-    def __init__(self, body_type: Any, strict_index: int) -> None:
+    `plain` / `streamed` are the union's two members. A dict whose `stream` is absent or
+    exactly False can only be the plain one (the streamed one requires `stream: true`), and
+    one with `stream` exactly True only the streamed one, so such a body is validated
+    against that member alone: the union would try both (strict, then lax) before choosing
+    the same result. Whatever that member rejects goes through the union, so errors read as
+    before.
+    """
+
+    def __init__(self, body_type: Any, strict_index: int, plain: Any, streamed: Any) -> None:
         self._adapter: TypeAdapter[B] = TypeAdapter(body_type)
         self._strict_index = strict_index
+        self._plain: TypeAdapter[B] = TypeAdapter(plain)
+        self._streamed: TypeAdapter[B] = TypeAdapter(streamed)
 
     def validate_python(self, data: Any) -> B:
+        if type(data) is dict:
+            stream = data.get("stream", False)
+            member = self._plain if stream is False else self._streamed if stream is True else None
+            if member is not None:
+                try:
+                    return member.validate_python(data)
+                except ValidationError:
+                    pass  # the union's own errors, below
         try:
             return self._adapter.validate_python(data)
         except ValidationError as exc:
@@ -365,9 +405,11 @@ class DerenderBodyAdapter(Generic[B]):
             raise exc from None  # only the dict schema rejected it: its own errors
 
 
-CHAT_BODY: DerenderBodyAdapter[DerenderChatBody] = DerenderBodyAdapter(DerenderChatBody, 0)
+CHAT_BODY: DerenderBodyAdapter[DerenderChatBody] = DerenderBodyAdapter(
+    DerenderChatBody, 0, DerenderChatRequest, DerenderChatStreamRequest
+)
 COMPLETION_BODY: DerenderBodyAdapter[DerenderCompletionBody] = DerenderBodyAdapter(
-    DerenderCompletionBody, 1
+    DerenderCompletionBody, 1, DerenderCompletionRequest, DerenderCompletionStreamRequest
 )
 
 
