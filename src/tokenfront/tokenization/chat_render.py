@@ -64,10 +64,33 @@ def _strftime_now(format: str) -> str:  # noqa: A002 - the template-visible para
     return datetime.now().strftime(format)
 
 
+# Builtin types whose attribute safety depends only on the type and the attribute name.
+_PLAIN_TYPES = frozenset({str, dict, list, tuple, int, float, bool, type(None)})
+
+
+class _TemplateEnvironment(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    """The immutable sandbox, remembering its verdicts on plain values' attributes (templates
+    call `.startswith`, `.split`, `.items`... on every message)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._verdicts: dict[tuple[type, str], bool] = {}
+
+    def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+        kind = type(obj)
+        if kind not in _PLAIN_TYPES:
+            return super().is_safe_attribute(obj, attr, value)
+        key = (kind, attr)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdicts[key] = super().is_safe_attribute(obj, attr, value)
+        return verdict
+
+
 @lru_cache
 def compile_chat_template(chat_template: str) -> jinja2.Template:
     """The compiled template (cached per template text, like transformers')."""
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+    env = _TemplateEnvironment(
         trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationTag, jinja2.ext.loopcontrols]
     )
     env.filters["tojson"] = _tojson
