@@ -62,6 +62,9 @@ class MarkerRegexToolParser(ToolParser):
     # Whether text after the calls-end marker is kept as content (V3) or dropped (V3.1).
     content_after_calls: ClassVar[bool] = True
     model_label: ClassVar[str] = "DeepSeek-V3"
+    # A calls section in which no call begins is content, markers included: streaming holds
+    # the section from its begin marker until a call begins or the stream ends.
+    unparsable_block_is_content: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -129,7 +132,38 @@ class MarkerRegexToolParser(ToolParser):
     ) -> DeltaMessage | None:
         if "text" not in state:
             state.update(self.initial_state())
-        return self._stream(state, delta_text, delta_ids)
+        if not self.unparsable_block_is_content:
+            return self._stream(state, delta_text, delta_ids)
+        was_begun, held = state["begun"], state.get("held")
+        delta = self._stream(state, delta_text, delta_ids)
+        if held is None:
+            at = delta_text.find(self.calls_begin)
+            if was_begun or not state["begun"] or state["starts"] or at == -1:
+                return delta
+            # The section opens here: what follows the marker waits (vLLM 0.33.0 streams it
+            # with the markers removed).
+            state["held"] = delta_text[at:]
+            return DeltaMessage(content=delta_text[:at])
+        if not state["starts"]:
+            state["held"] = held + delta_text
+            return DeltaMessage(content="") if delta is not None else None
+        # A call begins: the held text goes out as 0.33.0 sent it (markers removed).
+        state["held"] = None
+        text = held.replace(self.calls_begin, "").replace(self.calls_end, "")
+        if not text:
+            return delta
+        if delta is None:
+            return DeltaMessage(content=text)
+        delta.content = text + (delta.content or "")
+        return delta
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        held = state.get("held")
+        if held:
+            # The stream ended without a call: the held section is content as it was written.
+            state["held"] = None
+            return DeltaMessage(content=held)
+        return None
 
     def _stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]

@@ -23,6 +23,8 @@ class DeepSeekV31ToolParser(MarkerRegexToolParser):
     name_regex = re.compile(r"(?P<name>.*)<｜tool▁sep｜>")
     content_after_calls = False
     model_label = "DeepSeek-V3.1"
+    # Deviation from vLLM 0.33.0, streamed like the one-shot override below.
+    unparsable_block_is_content = True
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         result = super().extract_tool_calls(text)
