@@ -1,7 +1,13 @@
-"""Cold start: process start to the first 200 on GET /health (the referee bench's measure).
+"""Cold start: process start to the first 200 on GET /health, then GET /v1/models (the referee
+bench's measure).
 
-Usage: python scripts/cold_start.py [--runs 5] [--port 21000] [--model DIR] [-- extra serve args]
-Prints each run's seconds, the server's CPU seconds (user+sys) and RSS after /health answered, then the median.
+Usage: python scripts/cold_start.py [--runs 5] [--port 21000] [--model DIR] [--cpu N]
+                                    [--compare-src OLD_SRC_DIR] [--rounds-quiet]
+Prints each run's seconds to /health and /v1/models, the server's CPU seconds (user+sys) and RSS
+once /v1/models answered, then the medians. `--cpu N` pins the server to core N (the referee runs
+it with `taskset -c 1`). `--compare-src DIR` alternates runs of this tree with runs of another
+source tree (e.g. `git archive HEAD src | tar -x -C /tmp/old`, then `--compare-src /tmp/old/src`,
+which goes first on PYTHONPATH) and prints the medians of both and their ratio.
 """
 
 from __future__ import annotations
@@ -34,24 +40,43 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def one_run(binary: str, model: str, port: int, timeout: float) -> tuple[float, int, float]:
-    cmd = [binary, "serve", "--model", model, *DEFAULT_ARGS.format(port=port).split()]
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _ok(url: str) -> bool:
     try:
-        url = f"http://127.0.0.1:{port}/health"
+        with urllib.request.urlopen(url, timeout=1) as resp:
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, ConnectionError, OSError):
+        return False
+
+
+def one_run(
+    binary: str, model: str, port: int, timeout: float, cpu: int | None, src: str | None
+) -> dict[str, float]:
+    """Start a server, wait for /health then /v1/models, stop it; the timings."""
+    cmd = [binary, "serve", "--model", model, *DEFAULT_ARGS.format(port=port).split()]
+    if cpu is not None:
+        cmd = ["taskset", "-c", str(cpu), *cmd]
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        health = None
         while time.perf_counter() - start < timeout:
-            try:
-                with urllib.request.urlopen(url, timeout=1) as resp:
-                    if resp.status == 200:
-                        elapsed = time.perf_counter() - start
-                        return elapsed, _rss_kb(proc.pid), _cpu_seconds(proc.pid)
-            except (urllib.error.URLError, ConnectionError, OSError):
-                pass
+            if health is None and _ok(base + "/health"):
+                health = time.perf_counter() - start
+            if health is not None and _ok(base + "/v1/models"):
+                return {
+                    "health": health,
+                    "models": time.perf_counter() - start,
+                    "cpu": _cpu_seconds(proc.pid),
+                    "rss_mb": _rss_kb(proc.pid) / 1024,
+                }
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited with {proc.returncode}")
             time.sleep(0.02)
-        raise RuntimeError("no 200 on /health before the timeout")
+        raise RuntimeError("no 200 on /health and /v1/models before the timeout")
     finally:
         proc.terminate()
         try:
@@ -61,6 +86,18 @@ def one_run(binary: str, model: str, port: int, timeout: float) -> tuple[float, 
             proc.wait()
 
 
+def _summary(label: str, runs: list[dict[str, float]]) -> str:
+    def med(key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    health = [r["health"] for r in runs]
+    return (
+        f"{label}: median /health {med('health'):.3f} s (min {min(health):.3f}, max "
+        f"{max(health):.3f}), /v1/models {med('models'):.3f} s, server CPU {med('cpu'):.2f} s, "
+        f"RSS {med('rss_mb'):.0f} MB ({len(runs)} runs)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
@@ -68,21 +105,30 @@ def main() -> int:
     parser.add_argument("--model", default="/work/shared/models/qwen3")
     parser.add_argument("--bin", default=str(Path(sys.executable).with_name("tokenfront")))
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--cpu", type=int, default=None, help="pin the server to this core")
+    parser.add_argument("--compare-src", default=None, help="another src dir, run interleaved")
     args = parser.parse_args()
-    times, cpus = [], []
+    variants: list[tuple[str, str | None]] = [("this tree", None)]
+    if args.compare_src:
+        variants.append((f"{args.compare_src}", str(Path(args.compare_src).resolve())))
+    results: dict[str, list[dict[str, float]]] = {label: [] for label, _ in variants}
     for i in range(args.runs):
-        seconds, rss, cpu = one_run(args.bin, args.model, args.port, args.timeout)
-        times.append(seconds)
-        cpus.append(cpu)
-        print(
-            f"run {i + 1}: {seconds:.3f} s, server CPU {cpu:.2f} s, RSS at first 200 {rss / 1024:.0f} MB",
-            flush=True,
-        )
-        time.sleep(0.5)
-    print(
-        f"median {statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f}); "
-        f"median server CPU {statistics.median(cpus):.2f} s"
-    )
+        # Alternate which variant goes first, so a slow spell on a shared box hits both.
+        order = variants if i % 2 == 0 else variants[::-1]
+        for label, src in order:
+            run = one_run(args.bin, args.model, args.port, args.timeout, args.cpu, src)
+            results[label].append(run)
+            print(
+                f"run {i + 1} [{label}]: /health {run['health']:.3f} s, /v1/models "
+                f"{run['models']:.3f} s, server CPU {run['cpu']:.2f} s, RSS {run['rss_mb']:.0f} MB",
+                flush=True,
+            )
+            time.sleep(0.3)
+    for label, _ in variants:
+        print(_summary(label, results[label]))
+    if args.compare_src:
+        new, old = (statistics.median(r["health"] for r in results[v[0]]) for v in variants)
+        print(f"ratio this tree / {args.compare_src} (median /health): {new / old:.3f}")
     return 0
 
 

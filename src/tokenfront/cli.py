@@ -503,6 +503,11 @@ def _check_parsers(options: list[ModelOptions], plugin: str | None) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from tokenfront.api.gc_policy import pause_collection
+
+    # No automatic garbage collection during start-up: the serving app settles the heap once
+    # start-up is complete (api/gc_policy.py, api/deferred.py).
+    pause_collection()
     from tokenfront import launch
     from tokenfront.logs import setup_logging
 

@@ -119,6 +119,9 @@ def run(
         uvicorn.run(app, **uvicorn_kwargs(settings))
         return 0
     del registry  # each worker loads its own copy
+    from tokenfront.api.gc_policy import resume_collection
+
+    resume_collection()  # paused by `tokenfront serve`; this process only supervises
     return _run_workers(options, settings, parser_plugin)
 
 

@@ -83,4 +83,19 @@ def test_settled_at_startup_only_when_serving(
     app = create_app(registry, ServerSettings(stream_state_key=["k"]), serving=serving)
     with TestClient(app) as client:
         assert client.get("/health").status_code == 200
+    # A serving app settles the heap at the end of its start-up warm-up (api/deferred.py).
+    thread = app.warm_up_thread  # type: ignore[attr-defined]
+    assert (thread is not None) == serving
+    if thread is not None:
+        thread.join(30)
     assert calls == ([1] if serving else [])
+
+
+def test_collection_paused_until_the_heap_is_settled(restore_gc: None) -> None:
+    gc_policy.pause_collection()
+    assert not gc.isenabled()
+    gc_policy.settle_heap()
+    assert gc.isenabled()
+    gc_policy.pause_collection()
+    gc_policy.resume_collection()
+    assert gc.isenabled()

@@ -107,18 +107,38 @@ def test_unreproduced_setups_fall_back_to_transformers(tmp_path: Path) -> None:
 
 
 def test_added_tokens_list_is_split_without_parsing_the_vocabulary() -> None:
-    text = (QWEN3 / "tokenizer.json").read_text(encoding="utf-8")
-    found = fast_loader._split_added_tokens(text)
+    data = (QWEN3 / "tokenizer.json").read_bytes()
+    found = fast_loader._split_added_tokens(data)
     assert found is not None
     added, rest = found
-    whole = json.loads(text)
+    whole = json.loads(data)
     assert added == whole["added_tokens"]
     stripped = json.loads(rest)
     assert stripped["added_tokens"] == []
     whole["added_tokens"] = []
     assert stripped == whole
-    assert fast_loader._split_added_tokens('{"model": {}, "added_tokens": []}') is None
-    assert fast_loader._split_added_tokens("[]") is None
+    assert fast_loader._split_added_tokens(b'{"model": {}, "added_tokens": []}') is None
+    assert fast_loader._split_added_tokens(b"[]") is None
+
+
+def test_added_tokens_split_reads_past_the_first_chunk_and_keeps_utf8_offsets() -> None:
+    # Non-ASCII contents before and inside the list (str and byte offsets differ) and a list
+    # longer than the first chunk the splitter decodes.
+    added = [{"id": i, "content": f"<|\u00e9t\u00e9_{i}|>", "special": True} for i in range(3000)]
+    whole = {"version": "1.0", "normalizer": {"x": "\u2581\u00fc"}, "added_tokens": added,
+             "model": {"vocab": {"\u00e9": 0}}}
+    data = json.dumps(whole, ensure_ascii=False).encode("utf-8")
+    assert len(data) > 1 << 16
+    found = fast_loader._split_added_tokens(data)
+    assert found is not None
+    assert found[0] == added
+    whole["added_tokens"] = []
+    assert json.loads(found[1]) == whole
+    # A chunk boundary inside a multi-byte character is not an error.
+    for cut in range((1 << 16) - 3, (1 << 16) + 3):
+        padded = b'{"pad": "' + "\u00e9".encode() * ((cut - 9) // 2) + b'", ' + data[1:]
+        found = fast_loader._split_added_tokens(padded)
+        assert found is not None and found[0] == added
 
 
 def test_serving_a_model_does_not_import_transformers() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -10,9 +11,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tokenfront import __version__
+from tokenfront.api.deferred import start_warm_up
 from tokenfront.api.errors import APIError, internal_error, validation_errors
 from tokenfront.api.gc_policy import settle_heap
 from tokenfront.api.hot_paths import HotPaths
@@ -34,13 +36,15 @@ class TokenfrontApp(FastAPI):
     """
 
     front: ASGIApp | None = None
-    # A serving process tunes the garbage collector once start-up is complete (gc_policy);
-    # in-process apps (tests, embedding) leave the interpreter's settings alone.
+    # A serving process imports the request modules and tunes the garbage collector once
+    # start-up is complete (deferred, gc_policy); in-process apps (tests, embedding) leave the
+    # interpreter's settings alone and import the request modules on first use.
     settle_heap_on_startup: bool = False
+    warm_up_thread: threading.Thread | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan" and self.settle_heap_on_startup:
-            await super().__call__(scope, receive, _settle_heap_at_startup(send))
+            await super().__call__(scope, receive, self._warm_up_at_startup(send))
             return
         if scope["type"] != "http" or self.front is None:
             await super().__call__(scope, receive, send)
@@ -53,23 +57,24 @@ class TokenfrontApp(FastAPI):
         """FastAPI's own handling of one request (middleware, routing, error handlers)."""
         await super().__call__(scope, receive, send)
 
+    def _warm_up_at_startup(self, send: Send) -> Send:
+        """`send` that, on reporting a successful lifespan start-up, starts the warm-up thread:
+        the request modules are imported, then the heap is settled (api/deferred.py)."""
 
-def _settle_heap_at_startup(send: Send) -> Send:
-    """`send` that settles the heap just before reporting a successful lifespan start-up."""
+        async def wrapped(message: Message) -> None:
+            if message.get("type") == "lifespan.startup.complete" and self.warm_up_thread is None:
+                self.warm_up_thread = start_warm_up(after=lambda: settle_heap())
+            await send(message)
 
-    async def wrapped(message: dict) -> None:  # type: ignore[type-arg]
-        if message.get("type") == "lifespan.startup.complete":
-            settle_heap()
-        await send(message)
-
-    return wrapped
+        return wrapped
 
 
 def create_app(
     registry: ModelRegistry, settings: ServerSettings | None = None, *, serving: bool = False
 ) -> FastAPI:
-    """Build the FastAPI app over already-loaded models; `serving`: for a server process (tunes
-    the garbage collector once start-up is complete, see `gc_policy`)."""
+    """Build the FastAPI app over already-loaded models; `serving`: for a server process (once
+    start-up is complete, imports the request modules in the background and then tunes the
+    garbage collector, see `deferred` and `gc_policy`)."""
     settings = settings or ServerSettings()
     docs: dict[str, str | None] = (
         {"openapi_url": None, "docs_url": None, "redoc_url": None}
@@ -139,7 +144,9 @@ def create_app_from_env() -> FastAPI:
     `tokenfront serve --workers N` puts the parsed settings into `TOKENFRONT_SERVE_CONFIG`
     (see `tokenfront.launch`); each worker loads its own models from them.
     """
+    from tokenfront.api.gc_policy import pause_collection
     from tokenfront.launch import load_from_env
 
+    pause_collection()  # until the lifespan start-up's warm-up settles the heap
     options, settings = load_from_env()
     return create_app(ModelRegistry.load(options), settings, serving=True)

@@ -7,7 +7,12 @@ CPython's default thresholds a logprob derender (W3: ~3,000 dicts alive while it
 enough survivors into the old generation to start one every ~25 requests, ~40% of its CPU,
 and every request queued behind it waited as long: that was most of the p99 at concurrency 8.
 
-`settle_heap()` is called once the server is ready to accept requests:
+During start-up (`pause_collection()`, from `tokenfront serve` before anything is imported)
+no automatic collection runs at all: imports, pydantic's schema building and the model load
+create ~100k long-lived containers, and CPython's thresholds walked them ~160 times (~0.1 s of
+a ~1 s cold start) to find the few cycles start-up leaves, which `settle_heap()` collects once.
+
+`settle_heap()` is called once start-up is complete (see `tokenfront.api.deferred`):
 
 * `gc.freeze()` moves everything alive at that point out of the collector's sight (it is
   still freed by reference counting if it ever dies), so a full collection sees only what
@@ -36,14 +41,28 @@ REFREEZE_AFTER_S = 0.010
 _state: dict[str, float] = {"start": 0.0}
 
 
+def pause_collection() -> None:
+    """No automatic collections until `settle_heap()` or `resume_collection()` (start-up)."""
+    gc.disable()
+
+
+def resume_collection() -> None:
+    """Automatic collections again, after collecting what start-up left (a process that will
+    not serve requests itself, e.g. the supervisor of `--workers N`)."""
+    gc.collect()
+    gc.enable()
+
+
 def settle_heap() -> None:
-    """Collect once, freeze what is alive, and tune the thresholds for request handling."""
+    """Collect once, freeze what is alive, tune the thresholds for request handling and turn
+    automatic collections (back) on."""
     gc.collect()
     gc.freeze()
     young, middle, old = gc.get_threshold()
     gc.set_threshold(max(young, YOUNG_THRESHOLD), middle, old)
     if _refreeze_slow_full_collections not in gc.callbacks:
         gc.callbacks.append(_refreeze_slow_full_collections)
+    gc.enable()
 
 
 def _refreeze_slow_full_collections(phase: str, info: dict[str, Any]) -> None:

@@ -14,14 +14,16 @@ import hmac
 import logging
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from tokenfront.api.errors import bad_request
-from tokenfront.protocol.generate import MAX_STATE_WINDOW, VllmStreamState
 from tokenfront.tokenization.detokenizer import DetokWindow
 from tokenfront.tokenization.registry import ServedModel
+
+if TYPE_CHECKING:
+    from tokenfront.protocol.generate import VllmStreamState
 
 logger = logging.getLogger(__name__)
 
@@ -164,6 +166,9 @@ class StateCodec:
             state = StreamState.from_payload(orjson.loads(payload))
         except Exception:
             raise bad_request(INVALID_STATE) from None
+        # (imported here: the signer is created at start-up, before the request models are)
+        from tokenfront.protocol.generate import MAX_STATE_WINDOW
+
         if len(state.window.tokens) > MAX_STATE_WINDOW:
             raise bad_request(INVALID_STATE)
         return state

@@ -14,6 +14,7 @@ transformers.
 
 from __future__ import annotations
 
+import codecs
 import copy
 import fnmatch
 import json
@@ -159,12 +160,36 @@ def _init_kwargs(source: Path, tokenizer_config: dict[str, Any], cls_name: str) 
     return init_kwargs
 
 
-def _split_added_tokens(text: str) -> tuple[list[dict[str, Any]], str] | None:
-    """tokenizer.json's `added_tokens` list, and the file's text with that list emptied.
+def _split_added_tokens(data: bytes) -> tuple[list[dict[str, Any]], bytes] | None:
+    """tokenizer.json's `added_tokens` list, and the file's bytes with that list emptied.
 
-    The top-level keys before `model` are decoded one by one (they are small), so the
-    vocabulary and merges are never parsed in Python. None when the layout is unexpected.
+    Only the top-level keys before `model` are decoded, one by one (they are small), from as
+    much of the head of the file as they need, so neither the vocabulary and merges nor the
+    rest of the file is ever decoded or parsed in Python: the Rust parser gets the bytes.
+    None when the layout is unexpected.
     """
+    limit = 1 << 16
+    while True:
+        head = codecs.getincrementaldecoder("utf-8")().decode(data[:limit], final=limit >= len(data))
+        try:
+            found = _split_head(head)
+        except (ValueError, IndexError):
+            found = None
+        if found is not None or limit >= len(data):
+            break
+        limit *= 4
+    if found is None:
+        return None
+    value, start, end = found
+    # str offsets in `head` -> byte offsets in `data`
+    byte_start = len(head[:start].encode("utf-8"))
+    byte_end = byte_start + len(head[start:end].encode("utf-8"))
+    return value, data[:byte_start] + b"[]" + data[byte_end:]
+
+
+def _split_head(text: str) -> tuple[list[dict[str, Any]], int, int] | None:
+    """The `added_tokens` value of a tokenizer.json's head and its span; None when the layout
+    is unexpected; ValueError / IndexError when `text` ends before the value does."""
     decoder = json.JSONDecoder()
     pos = _skip_ws(text, 0)
     if text[pos : pos + 1] != "{":
@@ -172,11 +197,11 @@ def _split_added_tokens(text: str) -> tuple[list[dict[str, Any]], str] | None:
     pos += 1
     while True:
         pos = _skip_ws(text, pos)
-        if text[pos : pos + 1] != '"':
+        if text[pos] != '"':
             return None
         key, pos = decoder.raw_decode(text, pos)
         pos = _skip_ws(text, pos)
-        if text[pos : pos + 1] != ":":
+        if text[pos] != ":":
             return None
         pos = _skip_ws(text, pos + 1)
         if key == "model":
@@ -185,9 +210,9 @@ def _split_added_tokens(text: str) -> tuple[list[dict[str, Any]], str] | None:
         if key == "added_tokens":
             if not isinstance(value, list):
                 return None
-            return value, text[:pos] + "[]" + text[end:]
+            return value, pos, end
         pos = _skip_ws(text, end)
-        if text[pos : pos + 1] != ",":
+        if text[pos] != ",":
             return None
         pos += 1
 
@@ -317,13 +342,12 @@ def load_fast_tokenizer(source: Path, *, trust_remote_code: bool = False) -> Fas
     if cls_name == "Qwen2Tokenizer":
         # Qwen2Tokenizer rebuilds the backend from tokenizer.json's BPE without its added
         # tokens, then adds the configured ones: load the file without them.
-        text = tokenizer_file.read_text(encoding="utf-8")
-        split = _split_added_tokens(text)
+        split = _split_added_tokens(tokenizer_file.read_bytes())
         if split is None:
             return None
-        file_added, text = split
-        backend = Tokenizer.from_str(text)
-        del text
+        file_added, data = split
+        backend = Tokenizer.from_buffer(data)
+        del data
         if type(backend.model).__name__ != "BPE":
             return None
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, Request
 from pydantic import ValidationError
@@ -17,22 +17,16 @@ from starlette.responses import Response
 
 from tokenfront.api.body import read_json
 from tokenfront.api.concurrency import run_cpu_for
+from tokenfront.api.deferred import load_request_modules
 from tokenfront.api.errors import APIError, bad_request, validation_error
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import AppState, app_state
-from tokenfront.derender.chat import derender_chat
-from tokenfront.derender.completion import derender_completion
 from tokenfront.derender.state import StateCodec
-from tokenfront.derender.stream import derender_chat_chunk, derender_completion_chunk
 from tokenfront.memory import release_free_heap
-from tokenfront.protocol.generate import (
-    CHAT_BODY,
-    COMPLETION_BODY,
-    DerenderBodyAdapter,
-    DerenderChatStreamRequest,
-    DerenderCompletionStreamRequest,
-)
 from tokenfront.tokenization.detokenizer import tokenizer_view
+
+if TYPE_CHECKING:
+    from tokenfront.protocol.generate import DerenderBodyAdapter
 
 _codec_lock = threading.Lock()
 
@@ -97,6 +91,11 @@ def _run(
 
 def derender_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/chat/completions/derender` body to its answer (plain or one stream chunk)."""
+    load_request_modules()  # the request models and handlers: imported after start-up
+    from tokenfront.derender.chat import derender_chat
+    from tokenfront.derender.stream import derender_chat_chunk
+    from tokenfront.protocol.generate import CHAT_BODY, DerenderChatStreamRequest
+
     codec = state_codec(app, state)
     return _run(
         state, codec, CHAT_BODY, data, derender_chat, derender_chat_chunk, DerenderChatStreamRequest
@@ -105,6 +104,11 @@ def derender_chat_body(app: Any, state: AppState, data: Any, header_id: str | No
 
 def derender_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/completions/derender` body to its answer (plain or one stream chunk)."""
+    load_request_modules()
+    from tokenfront.derender.completion import derender_completion
+    from tokenfront.derender.stream import derender_completion_chunk
+    from tokenfront.protocol.generate import COMPLETION_BODY, DerenderCompletionStreamRequest
+
     codec = state_codec(app, state)
     return _run(
         state,

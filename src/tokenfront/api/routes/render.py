@@ -9,17 +9,19 @@ from starlette.responses import Response
 
 from tokenfront.api.body import parse_model, read_json
 from tokenfront.api.concurrency import run_cpu_for
+from tokenfront.api.deferred import load_request_modules
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import AppState, app_state
-from tokenfront.protocol.requests import ChatCompletionRequest, CompletionRequest
-from tokenfront.render.chat import render_chat_request
-from tokenfront.render.completion import render_completion_request
 
 router = APIRouter()
 
 
 def render_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/chat/completions/render` body to its `GenerateRequest`."""
+    load_request_modules()  # render modules are imported after start-up (api/deferred.py)
+    from tokenfront.protocol.requests import ChatCompletionRequest
+    from tokenfront.render.chat import render_chat_request
+
     body = parse_model(ChatCompletionRequest, data)
     model = state.model_for(body.model)
     return render_chat_request(
@@ -29,6 +31,10 @@ def render_chat_body(app: Any, state: AppState, data: Any, header_id: str | None
 
 def render_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/completions/render` body to its list of `GenerateRequest`s."""
+    load_request_modules()
+    from tokenfront.protocol.requests import CompletionRequest
+    from tokenfront.render.completion import render_completion_request
+
     body = parse_model(CompletionRequest, data)
     model = state.model_for(body.model)
     return render_completion_request(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from pydantic import TypeAdapter, ValidationError
@@ -10,40 +11,54 @@ from starlette.responses import Response
 
 from tokenfront.api.body import parse_model, read_json
 from tokenfront.api.concurrency import run_cpu
+from tokenfront.api.deferred import load_request_modules
 from tokenfront.api.errors import validation_error
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import AppState, app_state
-from tokenfront.render.tokenize import (
-    DetokenizeRequest,
-    TokenizeChatRequest,
-    TokenizeCompletionRequest,
-    detokenize,
-    tokenize,
-)
+
+if TYPE_CHECKING:
+    from tokenfront.render.tokenize import TokenizeChatRequest, TokenizeCompletionRequest
 
 router = APIRouter()
-_TOKENIZE = TypeAdapter(TokenizeCompletionRequest | TokenizeChatRequest)
+
+
+@lru_cache(maxsize=1)
+def tokenize_adapter() -> TypeAdapter[Any]:
+    """vLLM's `TokenizeCompletionRequest | TokenizeChatRequest` body union (built once, after
+    start-up: see api/deferred.py)."""
+    load_request_modules()
+    from tokenfront.render.tokenize import TokenizeChatRequest, TokenizeCompletionRequest
+
+    return TypeAdapter(TokenizeCompletionRequest | TokenizeChatRequest)
 
 
 def _parse_tokenize(data: Any) -> TokenizeCompletionRequest | TokenizeChatRequest:
     """vLLM's `TokenizeCompletionRequest | TokenizeChatRequest`; a chat body wins a tie."""
+    adapter = tokenize_adapter()
+    from tokenfront.render.tokenize import TokenizeChatRequest
+
     if isinstance(data, dict) and "messages" in data:
         try:
             return TokenizeChatRequest.model_validate(data)
         except ValidationError:
             pass
     try:
-        return _TOKENIZE.validate_python(data)
+        return adapter.validate_python(data)  # type: ignore[no-any-return]
     except ValidationError as exc:
         raise validation_error(exc) from None
 
 
 def _tokenize(state: AppState, data: Any) -> Any:
     body = _parse_tokenize(data)
+    from tokenfront.render.tokenize import tokenize
+
     return tokenize(state.model_for(body.model), body)
 
 
 def _detokenize(state: AppState, data: Any) -> Any:
+    load_request_modules()
+    from tokenfront.render.tokenize import DetokenizeRequest, detokenize
+
     body = parse_model(DetokenizeRequest, data)
     return detokenize(state.model_for(body.model), body)
 
