@@ -2,12 +2,14 @@
 bench's measure).
 
 Usage: python scripts/cold_start.py [--runs 5] [--port 21000] [--model DIR] [--cpu N]
-                                    [--compare-src OLD_SRC_DIR] [--rounds-quiet]
+                                    [--src NEW_SRC_DIR] [--compare-src OLD_SRC_DIR]
 Prints each run's seconds to /health and /v1/models, the server's CPU seconds (user+sys) and RSS
 once /v1/models answered, then the medians. `--cpu N` pins the server to core N (the referee runs
 it with `taskset -c 1`). `--compare-src DIR` alternates runs of this tree with runs of another
 source tree (e.g. `git archive HEAD src | tar -x -C /tmp/old`, then `--compare-src /tmp/old/src`,
-which goes first on PYTHONPATH) and prints the medians of both and their ratio.
+which goes first on PYTHONPATH) and prints the medians of both and their ratio; `--src DIR` runs
+another tree in place of this one (e.g. a clean `git archive` of HEAD while the work tree holds
+other people's uncommitted changes).
 """
 
 from __future__ import annotations
@@ -107,8 +109,11 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--cpu", type=int, default=None, help="pin the server to this core")
     parser.add_argument("--compare-src", default=None, help="another src dir, run interleaved")
+    parser.add_argument("--src", default=None, help="a src dir to run instead of this tree")
     args = parser.parse_args()
-    variants: list[tuple[str, str | None]] = [("this tree", None)]
+    variants: list[tuple[str, str | None]] = [
+        (args.src, str(Path(args.src).resolve())) if args.src else ("this tree", None)
+    ]
     if args.compare_src:
         variants.append((f"{args.compare_src}", str(Path(args.compare_src).resolve())))
     results: dict[str, list[dict[str, float]]] = {label: [] for label, _ in variants}
@@ -128,7 +133,7 @@ def main() -> int:
         print(_summary(label, results[label]))
     if args.compare_src:
         new, old = (statistics.median(r["health"] for r in results[v[0]]) for v in variants)
-        print(f"ratio this tree / {args.compare_src} (median /health): {new / old:.3f}")
+        print(f"ratio {variants[0][0]} / {args.compare_src} (median /health): {new / old:.3f}")
     return 0
 
 

@@ -7,6 +7,7 @@ Both paths take a non-streaming body (`stream` absent or false) or a streaming o
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -89,36 +90,46 @@ def _run(
         raise bad_request(str(exc)) from None
 
 
-def derender_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
-    """A parsed `/v1/chat/completions/derender` body to its answer (plain or one stream chunk)."""
-    load_request_modules()  # the request models and handlers: imported after start-up
+@functools.cache
+def _chat_handlers() -> tuple[Any, ...]:
+    """The chat body adapter, handlers and stream request class (imported after start-up:
+    api/deferred.py), looked up once."""
+    load_request_modules()
     from tokenfront.derender.chat import derender_chat
     from tokenfront.derender.stream import derender_chat_chunk
     from tokenfront.protocol.generate import CHAT_BODY, DerenderChatStreamRequest
 
-    codec = state_codec(app, state)
-    return _run(
-        state, codec, CHAT_BODY, data, derender_chat, derender_chat_chunk, DerenderChatStreamRequest
-    )
+    return CHAT_BODY, derender_chat, derender_chat_chunk, DerenderChatStreamRequest
 
 
-def derender_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
-    """A parsed `/v1/completions/derender` body to its answer (plain or one stream chunk)."""
+@functools.cache
+def _completion_handlers() -> tuple[Any, ...]:
+    """As `_chat_handlers`, for completions."""
     load_request_modules()
     from tokenfront.derender.completion import derender_completion
     from tokenfront.derender.stream import derender_completion_chunk
     from tokenfront.protocol.generate import COMPLETION_BODY, DerenderCompletionStreamRequest
 
-    codec = state_codec(app, state)
-    return _run(
-        state,
-        codec,
+    return (
         COMPLETION_BODY,
-        data,
         derender_completion,
         derender_completion_chunk,
         DerenderCompletionStreamRequest,
     )
+
+
+def derender_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/chat/completions/derender` body to its answer (plain or one stream chunk)."""
+    codec = state_codec(app, state)
+    adapter, plain, streamed, stream_cls = _chat_handlers()
+    return _run(state, codec, adapter, data, plain, streamed, stream_cls)
+
+
+def derender_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/completions/derender` body to its answer (plain or one stream chunk)."""
+    codec = state_codec(app, state)
+    adapter, plain, streamed, stream_cls = _completion_handlers()
+    return _run(state, codec, adapter, data, plain, streamed, stream_cls)
 
 
 @router.post("/v1/chat/completions/derender")

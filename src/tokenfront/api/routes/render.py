@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -16,13 +17,30 @@ from tokenfront.api.state import AppState, app_state
 router = APIRouter()
 
 
-def render_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
-    """A parsed `/v1/chat/completions/render` body to its `GenerateRequest`."""
-    load_request_modules()  # render modules are imported after start-up (api/deferred.py)
+@functools.cache
+def _chat_handler() -> tuple[Any, Any]:
+    """The chat request model and renderer (imported after start-up: api/deferred.py)."""
+    load_request_modules()
     from tokenfront.protocol.requests import ChatCompletionRequest
     from tokenfront.render.chat import render_chat_request
 
-    body = parse_model(ChatCompletionRequest, data)
+    return ChatCompletionRequest, render_chat_request
+
+
+@functools.cache
+def _completion_handler() -> tuple[Any, Any]:
+    """The completion request model and renderer (imported after start-up)."""
+    load_request_modules()
+    from tokenfront.protocol.requests import CompletionRequest
+    from tokenfront.render.completion import render_completion_request
+
+    return CompletionRequest, render_completion_request
+
+
+def render_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/chat/completions/render` body to its `GenerateRequest`."""
+    request_cls, render_chat_request = _chat_handler()
+    body = parse_model(request_cls, data)
     model = state.model_for(body.model)
     return render_chat_request(
         model, body, header_request_id=header_id, max_n=state.settings.max_n_sequences
@@ -31,11 +49,8 @@ def render_chat_body(app: Any, state: AppState, data: Any, header_id: str | None
 
 def render_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/completions/render` body to its list of `GenerateRequest`s."""
-    load_request_modules()
-    from tokenfront.protocol.requests import CompletionRequest
-    from tokenfront.render.completion import render_completion_request
-
-    body = parse_model(CompletionRequest, data)
+    request_cls, render_completion_request = _completion_handler()
+    body = parse_model(request_cls, data)
     model = state.model_for(body.model)
     return render_completion_request(
         model, body, header_request_id=header_id, max_n=state.settings.max_n_sequences
