@@ -29,8 +29,10 @@ def test_warm_up_calls_after_even_when_it_fails(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(deferred, "load_request_modules", broken)
     done = threading.Event()
+    interval = sys.getswitchinterval()
     deferred.start_warm_up(done.set).join(10)
     assert done.is_set()
+    assert sys.getswitchinterval() == interval
 
 
 def test_serving_app_is_ready_before_the_request_modules_are_imported() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 import threading
 from collections.abc import Callable
 
@@ -49,8 +50,15 @@ def load_request_modules() -> None:
             _loaded = True
 
 
+# While the warm-up runs, a thread waiting for the GIL (the event loop answering /health or
+# /v1/models) asks for it after this many seconds instead of CPython's 5 ms.
+WARM_UP_SWITCH_INTERVAL = 0.0005
+
+
 def warm_up(after: Callable[[], None]) -> None:
     """Import the request modules and their lazily built validators, then call `after`."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, WARM_UP_SWITCH_INTERVAL))
     try:
         load_request_modules()
         from tokenfront.api.routes.tokenize import tokenize_adapter
@@ -59,6 +67,7 @@ def warm_up(after: Callable[[], None]) -> None:
     except Exception:  # the first request that needs them reports the same error
         logger.exception("warming up the request handlers failed")
     finally:
+        sys.setswitchinterval(previous)
         after()
 
 
