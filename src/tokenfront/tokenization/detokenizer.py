@@ -79,7 +79,9 @@ class TokenizerView:
         # UTF-8 with replacement; doing that in Python skips a Rust call per decoded window.
         self.byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
         self._piece_bytes: dict[str, bytes] = {}
-        self._clean_texts: list[Any] = [_UNSET] * self.length if self.byte_level else []
+        # Per id: its clean text or None (`_clean_known` says whether it was worked out yet).
+        self._clean_texts: list[str | None] = [None] * self.length if self.byte_level else []
+        self._clean_known = bytearray(self.length if self.byte_level else 0)
 
     @property
     def prompt_encoder(self) -> PromptEncoder | None:
@@ -163,18 +165,18 @@ class TokenizerView:
     def clean_text(self, token_id: int) -> str | None:
         """Under a byte-level decoder, the text of an in-vocabulary id decoded alone when its
         bytes are whole UTF-8 characters (non-empty, not U+FFFD-terminated); else None."""
-        texts = self._clean_texts
-        text = texts[token_id]
-        if text is _UNSET:
-            piece = self.id_to_token(token_id)
-            try:
-                text = self.piece_bytes(piece).decode("utf-8") if piece else None
-            except UnicodeDecodeError:
-                text = None
-            if text is not None and (not text or text.endswith(REPLACEMENT_CHAR)):
-                text = None
-            texts[token_id] = text
-        return text  # type: ignore[no-any-return]
+        if self._clean_known[token_id]:
+            return self._clean_texts[token_id]
+        piece = self.id_to_token(token_id)
+        try:
+            text = self.piece_bytes(piece).decode("utf-8") if piece else None
+        except UnicodeDecodeError:
+            text = None
+        if text is not None and (not text or text.endswith(REPLACEMENT_CHAR)):
+            text = None
+        self._clean_texts[token_id] = text
+        self._clean_known[token_id] = 1
+        return text
 
     # ---- plain decode
     def decode(self, token_ids: Sequence[int]) -> str:
@@ -394,7 +396,8 @@ def _byte_level_delta(
 
     While nothing is pending and the read part of the window is valid UTF-8, a token whose
     bytes are whole characters emits its own text and becomes the whole window, so a run of
-    such tokens (the usual case) needs one table lookup each and no decoding.
+    such tokens (the usual case) needs one table lookup each and no decoding; without skipped
+    ids the lookups are one list comprehension and a run is found with `list.index`.
     """
     piece_bytes = view.piece_bytes
     clean_text = view.clean_text
@@ -404,16 +407,43 @@ def _byte_level_delta(
     head_clean = _valid_utf8(b"".join(raw[prefix:read]))
     parts: list[str] = []
     last = -1  # the id ending a run of clean tokens: the window is then just its piece
-    for tid in token_ids:
+    ids = token_ids if isinstance(token_ids, list) else list(token_ids)
+    # Without skipped ids, each id's clean text as far as known (None: not clean, not yet
+    # worked out, or out of range), so a run of clean tokens is found and joined at C speed.
+    table = view._clean_texts
+    run = None if skip else [table[t] if 0 <= t < length else None for t in ids]
+    n = len(ids)
+    i = 0
+    while i < n:
+        tid = ids[i]
+        i += 1
         known = 0 <= tid < length
         if last >= 0 or (head_clean and read == len(tokens)):
-            if known and tid in skip:
-                continue  # nothing pending: a skipped token cannot emit or move the window
-            text = clean_text(tid) if known else None
-            if text is not None:
-                parts.append(text)
-                last = tid
-                continue
+            if run is not None:
+                if run[i - 1] is not None:
+                    # The run of clean tokens from here: their texts, and the last becomes
+                    # the window.
+                    try:
+                        end = run.index(None, i)
+                    except ValueError:
+                        end = n
+                    parts.append("".join(run[i - 1 : end]))  # type: ignore[arg-type]
+                    last = ids[end - 1]
+                    i = end
+                    continue
+                text = clean_text(tid) if known else None
+                if text is not None:  # first seen: now known to be clean
+                    run[i - 1] = text
+                    i -= 1
+                    continue
+            else:
+                if known and tid in skip:
+                    continue  # nothing pending: a skipped token cannot emit or move the window
+                text = clean_text(tid) if known else None
+                if text is not None:
+                    parts.append(text)
+                    last = tid
+                    continue
             if last >= 0:
                 tokens[:] = [id_to_token(last) or ""]
                 raw[:] = [piece_bytes(tokens[0])]

@@ -26,6 +26,19 @@ from tokenfront.parsers.base import (
 
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _ARGS_RE = re.compile(r'"arguments"\s*:\s*')
+# `json.dumps(value, ensure_ascii=False)` without building an encoder per call.
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+_CALL_PATTERNS: dict[tuple[str, str], re.Pattern[str]] = {}
+
+
+def _call_pattern(start: str, end: str) -> re.Pattern[str]:
+    """Closed calls `start … end` (shortest) or an open last call `start …`."""
+    pattern = _CALL_PATTERNS.get((start, end))
+    if pattern is None:
+        pattern = _CALL_PATTERNS[(start, end)] = re.compile(
+            f"{re.escape(start)}(.*?){re.escape(end)}|{re.escape(start)}(.*)", re.DOTALL
+        )
+    return pattern
 
 
 def partial_tag_overlap(text: str, tag: str) -> int:
@@ -48,14 +61,14 @@ def serialized_arguments(value: str) -> str:
         decoded = None
     if isinstance(decoded, dict):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return _dumps(value)
 
 
 def arguments_text(value: Any) -> str:
     """The `arguments` value of a parsed call as the arguments text."""
     if isinstance(value, str):
         return serialized_arguments(value)
-    return json.dumps(value, ensure_ascii=False)
+    return _dumps(value)
 
 
 _STRING_SENT = -2  # a call's args length once its string-valued arguments were sent
@@ -92,9 +105,7 @@ class JsonInMarkersToolParser(ToolParser):
         start, end = self.start_marker, self.end_marker
         if start not in text:
             return ExtractedToolCalls(False, [], text)
-        pattern = re.compile(
-            f"{re.escape(start)}(.*?){re.escape(end)}|{re.escape(start)}(.*)", re.DOTALL
-        )
+        pattern = _call_pattern(start, end)
         try:
             calls = []
             for closed, open_tail in pattern.findall(text):
@@ -107,7 +118,7 @@ class JsonInMarkersToolParser(ToolParser):
                         arguments=(
                             arguments_text(obj["arguments"])
                             if self.serialized_string_arguments
-                            else json.dumps(obj["arguments"], ensure_ascii=False)
+                            else _dumps(obj["arguments"])
                         ),
                     )
                 )
