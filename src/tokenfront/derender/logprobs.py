@@ -89,7 +89,7 @@ def resolve_logprobs(
     for i, entry in enumerate(positions):
         token_id = entry["token_id"]
         pair = get(token_id) or _resolve_slow(view, clean, token_id, sampled, offset + i)
-        tops = entry.get("top_logprobs") or ()
+        tops: Sequence[Any] = entry.get("top_logprobs") or ()
         if top_limit is not None:
             tops = tops[:top_limit]
         append(

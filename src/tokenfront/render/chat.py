@@ -202,6 +202,7 @@ def render_prompt(
     check_media_support(model, request.messages)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
     conversation = to_conversation(request.messages, content_format)
+    assert template is not None  # checked above: only encoder modes render without one
     text = render_chat(model.tokenizer, template, conversation, tools, kwargs)
     return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
 

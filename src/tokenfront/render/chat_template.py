@@ -161,9 +161,9 @@ def _iterates_content(root: jinja2.nodes.Node) -> Iterator[jinja2.nodes.For]:
         if is_content(loop.iter):
             yield loop
             continue
-        params = macro_loop_params.get(id(loop))
+        loop_params = macro_loop_params.get(id(loop))
         if isinstance(loop.iter, jinja2.nodes.Name):
-            if params is not None and loop.iter.name in params:
+            if loop_params is not None and loop.iter.name in loop_params:
                 yield loop
             elif id(loop) not in macro_loops and loop.iter.name == "content":
                 yield loop
@@ -318,11 +318,13 @@ def _developer_to_system(conversation: list[dict[str, Any]]) -> list[dict[str, A
             merge = True
         content = msg.get("content", "")
         if isinstance(content, list):
-            content = "\n".join(
-                p["text"] if isinstance(p, dict) and "text" in p else p
-                for p in content
-                if (isinstance(p, dict) and "text" in p) or isinstance(p, str)
-            )
+            parts: list[str] = []
+            for part in content:
+                if isinstance(part, str):
+                    parts.append(part)
+                elif isinstance(part, dict) and "text" in part:
+                    parts.append(part["text"])
+            content = "\n".join(parts)
         if content:
             texts.append(content)
     if not merge:

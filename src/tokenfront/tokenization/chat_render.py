@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from copy import deepcopy
 from datetime import datetime
 from functools import lru_cache
@@ -145,7 +146,7 @@ def _tool_schemas(tools: Any) -> list[Any] | None:
 
 
 def render_jinja_template(
-    conversations: list[Any],
+    conversations: Sequence[Any],
     tools: Any = None,
     documents: Any = None,
     chat_template: str | None = None,
