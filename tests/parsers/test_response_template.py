@@ -76,18 +76,29 @@ def _output(template: dict[str, Any], prompt: str = "", **kw: Any) -> ResponseTe
     )
 
 
-def _streamed(out: ResponseTemplateOutput, text: str, size: int) -> tuple[str, str, list[tuple[str, str]]]:
+def _deltas(out: ResponseTemplateOutput, pieces: list[str]) -> list[Any]:
     state = None
-    reasoning, content, calls = "", "", []
-    pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    deltas = []
     for number, piece in enumerate(pieces):
         delta, state = out.stream(state, piece, number == len(pieces) - 1)
         json.dumps(state)  # the state stays plain JSON
+        deltas.append(delta)
+    return deltas
+
+
+def _streamed(out: ResponseTemplateOutput, text: str, size: int) -> tuple[str, str, list[tuple[str, str]]]:
+    reasoning, content = "", ""
+    calls: dict[int, list[str]] = {}
+    pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    for delta in _deltas(out, pieces):
         if delta is not None:
             reasoning += delta.reasoning or ""
             content += delta.content or ""
-            calls += [(c.name or "", c.arguments or "") for c in delta.tool_calls]
-    return reasoning, content, calls
+            for call in delta.tool_calls:
+                slot = calls.setdefault(call.index, ["", ""])
+                slot[0] += call.name or ""
+                slot[1] += call.arguments or ""
+    return reasoning, content, [(name, arguments) for name, arguments in (calls[k] for k in sorted(calls))]
 
 
 HF_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}\n</tool_call>'
@@ -131,6 +142,86 @@ def test_prompt_opened_thinking_and_named_captures() -> None:
     assert (reasoning, content) == ("plan", "Ok.")
     assert calls is not None and calls[0].arguments == '{"days": 2}'
     assert _streamed(_output(XML, prompt), text, 1) == ("plan", "Ok.", [("get_weather", '{"days": 2}')])
+
+
+XML_CALL = "<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>"
+
+
+class VocabTokenizer(FakeTokenizer):
+    """Knows one special token: the tool closer `<tool_call|>` (id 7)."""
+
+    def convert_tokens_to_ids(self, text: str) -> int | None:
+        return 7 if text == "<tool_call|>" else None
+
+
+LITERAL = {
+    "start_anchor": "<turn>",
+    "fields": {
+        "tool_calls": {
+            "open": "<|tool_call>",
+            "close": "<tool_call|>",
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "set_alarm", "arguments": "{content}"}},
+        },
+    },
+}
+
+
+def _literal(prompt: str = "", tokenizer: type[FakeTokenizer] = FakeTokenizer) -> ResponseTemplateOutput:
+    return ResponseTemplateOutput(
+        tokenizer(LITERAL), _ctx(prompt), parse_reasoning=False, parse_tools=True
+    )
+
+
+def test_streamed_name_before_arguments() -> None:
+    # The opener fixes the name: sent (with an id) before the region validates; the arguments
+    # follow at the same index once it closes and parses.
+    pieces = [XML_CALL[:40], XML_CALL[40:60], XML_CALL[60:]]
+    first, middle, last = _deltas(_output(XML), pieces)
+    assert [(c.index, c.name, c.arguments, c.id is not None) for c in first.tool_calls] == [
+        (0, "get_weather", None, True)
+    ]
+    assert middle is None
+    assert [(c.index, c.name, c.arguments, c.id) for c in last.tool_calls] == [(0, None, '{"days": 2}', None)]
+    # Name and arguments of one chunk are one delta; a name read from the body waits for it.
+    (whole,) = _deltas(_output(XML), [XML_CALL])
+    assert [(c.index, c.name, c.arguments) for c in whole.tool_calls] == [(0, "get_weather", '{"days": 2}')]
+    assert [d.tool_calls[0].name for d in _deltas(_output(HF), [HF_CALL[:20], HF_CALL[20:]]) if d] == [
+        "get_weather"
+    ]
+
+
+def test_started_call_that_fails_stays_incomplete() -> None:
+    call = '<|tool_call>{"hour": 7}<tool_call|>'
+    malformed = call.replace("}", "} x")
+    for text in (malformed + call, call.removesuffix("<tool_call|>"), call[:-3]):
+        assert _streamed(_literal(), text, 1)[2][0] == ("set_alarm", "")
+    assert _streamed(_literal(), malformed + call, 1)[2][1] == ("set_alarm", '{"hour": 7}')
+    # Opened and failed within one chunk: nothing was started, nothing is sent.
+    assert _deltas(_literal(), ["Hi", malformed])[1] is None
+    assert _streamed(_literal(), malformed + call, 1000)[2] == [("set_alarm", '{"hour": 7}')]
+
+
+def test_call_without_its_closer_is_dropped() -> None:
+    assert _output(XML).parse(XML_CALL.removesuffix("</function>\n</tool_call>")) == (None, None, None)
+    _, content, calls = _output(HF).parse(HF_CALL.removesuffix("</tool_call>"))
+    assert content is None and calls is None
+
+
+def test_stop_token_closer_completes_the_call() -> None:
+    out = _literal(tokenizer=VocabTokenizer)
+    _, _, calls = out.parse('<|tool_call>{"hour": 7}', [1, 7])
+    assert calls is not None and [(c.name, c.arguments) for c in calls] == [("set_alarm", '{"hour": 7}')]
+    assert out.parse('<|tool_call>{"hour": 7}', [1, 2]) == (None, None, None)
+    delta, _ = out.stream(None, '<|tool_call>{"hour": 7}', True, [1, 7])
+    assert delta is not None and [(c.name, c.arguments) for c in delta.tool_calls] == [("set_alarm", '{"hour": 7}')]
+
+
+def test_tool_region_opened_by_the_prompt() -> None:
+    first, last = _deltas(_literal("<turn><|tool_call>"), ['{"hour": 7}', "<tool_call|>"])
+    assert [(c.index, c.name, c.arguments) for c in first.tool_calls] == [(0, "set_alarm", None)]
+    assert [(c.index, c.name, c.arguments) for c in last.tool_calls] == [(0, None, '{"hour": 7}')]
+    assert _deltas(_literal("<turn><|tool_call>"), ['{"hour": 7}x<tool_call|>']) == [None]
 
 
 def test_prompt_reasoning_end() -> None:

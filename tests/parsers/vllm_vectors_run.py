@@ -2,7 +2,8 @@
 
 Shared by the `test_vllm_vectors_<family>.py` regression modules. The pipeline is built with
 `build_output_parser` over a real model tokenizer from ../shared/models; streams feed one
-tokenizer token per delta, as vLLM's derender does for one-token chunks.
+tokenizer token per delta, as vLLM's derender does for one-token chunks (a vector marked
+`test_deltas_only` is fed in its test's own deltas instead).
 """
 
 from __future__ import annotations
@@ -246,6 +247,27 @@ def single_call(vec: dict[str, Any]) -> Result:
     return delta.content or None, delta.reasoning or None, calls
 
 
+def delta_ends(vec: dict[str, Any], tok: Any, ids: list[int]) -> list[int]:
+    """Token offsets where each delta ends: one token per delta, or, for a vector marked
+    `test_deltas_only` (what it asserts depends on the test's delta boundaries), the tokens
+    grouped along its text `deltas` (`stream_intervals: [null]`: the whole output at once)."""
+    if not vec.get("test_deltas_only"):
+        return list(range(1, len(ids) + 1))
+    if vec.get("stream_intervals") == [None] or not vec.get("deltas"):
+        return [len(ids)] if ids else []
+    bounds, at = [], 0
+    for piece in vec["deltas"]:
+        at += len(piece)
+        bounds.append(at)
+    ends = []
+    for i in range(len(ids)):
+        end = len(tok.decode(ids[: i + 1], skip_special_tokens=False))
+        if i == len(ids) - 1 or (bounds and bounds[0] <= end):
+            ends.append(i + 1)
+            bounds = [b for b in bounds if b > end]
+    return ends
+
+
 def streamed(vec: dict[str, Any]) -> Result:
     if "single_call" in vec:
         return single_call(vec)
@@ -256,12 +278,14 @@ def streamed(vec: dict[str, Any]) -> Result:
     shown = ""
     content = reasoning = ""
     calls: dict[int, list[Any]] = {}
-    for i in range(len(ids)):
-        full = tok.decode(ids[: i + 1], skip_special_tokens=False)
+    start = 0
+    for end in delta_ends(vec, tok, ids):
+        full = tok.decode(ids[:end], skip_special_tokens=False)
         piece = "" if full.endswith("\ufffd") else full[len(shown) :]
         if piece:
             shown = full
-        delta, state = parser.stream(state, piece, [ids[i]], ctx, finished=i == len(ids) - 1)
+        delta, state = parser.stream(state, piece, ids[start:end], ctx, finished=end == len(ids))
+        start = end
         if delta is None:
             continue
         content += delta.content or ""

@@ -146,7 +146,11 @@ class ChatOutputParser:
         `tool_calls` is always a list; vLLM leaves an empty list out of the JSON.
         """
         if self.whole_output is not None:
-            reasoning, content, calls = self._whole(ctx).parse(text)
+            whole = self._whole(ctx)
+            if isinstance(whole, ResponseTemplateOutput):  # reads a stopping tool closer's id
+                reasoning, content, calls = whole.parse(text, token_ids)
+            else:
+                reasoning, content, calls = whole.parse(text)
         else:
             reasoning, content, calls = self._split(text, ctx)
 
@@ -302,7 +306,11 @@ class ChatOutputParser:
         if not delta_text and not delta_ids and not st["n"]:
             delta = DeltaMessage()  # finished without output: sent unparsed
         elif self.whole_output is not None:
-            delta, st["w"] = self._whole(ctx).stream(st.get("w"), delta_text, finished)
+            whole = self._whole(ctx)
+            if isinstance(whole, ResponseTemplateOutput):  # reads a stopping tool closer's id
+                delta, st["w"] = whole.stream(st.get("w"), delta_text, finished, delta_ids)
+            else:
+                delta, st["w"] = whole.stream(st.get("w"), delta_text, finished)
         else:
             delta = self._parse_delta(st, delta_text, delta_ids, ctx, finished)
             normalizer = getattr(self.reasoning_cls, "output_normalizer", None)

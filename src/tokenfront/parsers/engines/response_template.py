@@ -7,17 +7,28 @@ routed into the message:
 * `thinking` text is reasoning when a reasoning parser is configured (dropped from stream deltas
   with `include_reasoning` false), else content; its delimiters never reach the client;
 * `content` text is content;
-* a `tool_calls` region becomes calls once it closes and its value holds a function name and
-  arguments (arguments re-dumped as JSON when structured); a malformed or incomplete region is
-  dropped. Without tool parsing (no tool parser, tool_choice "none", or auto choice off) the
+* a `tool_calls` region becomes calls once it ends with its closer and its value holds a
+  function name and arguments (arguments re-dumped as JSON when structured). A malformed region,
+  or one cut off at the end of the output without its closer (when the field has one), gives no
+  call. Without tool parsing (no tool parser, tool_choice "none", or auto choice off) the
   region, delimiters included, is content.
+* streaming, a call whose name the opener already fixes (an opener capture or a literal in the
+  field's `transform`) sends that name (with its id) as soon as the region opens, unless the
+  same chunk already shows the region unusable; its arguments follow when the region closes and
+  parses. A started call that then fails stays incomplete: its index is used, no arguments are
+  ever sent. A name taken from the region body is sent with the arguments. Name and arguments
+  of one chunk are one tool-call delta. A tool region the prompt left open counts as opened by
+  the first chunk.
 
+When the output's last token is a tool closer the engine stopped on (its text left out), the
+closer is put back first, so the call is not taken for a cut-off one.
 At the end of a non-empty output the rest of a cut closer is supplied when only the next
 message's start anchor is missing from it, the held text is flushed and the open region closed.
 An output without any text never finalises (nothing is emitted).
 
-The streaming state is the scanner's JSON state plus the next tool index; the pipeline keeps
-it in its own state dict.
+The streaming state is the scanner's JSON state plus the next tool index, the call whose name
+was sent (`pend`: index and name), the indices left incomplete and a prompt-opened tool region
+still to replay; the pipeline keeps it in its own state dict.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ from tokenfront.parsers.base import (
     ParseContext,
     ToolCall,
     make_tool_call_id,
+    merge_tool_deltas,
 )
 from tokenfront.parsers.engines import rtemplate_scan as scan
 from tokenfront.parsers.engines.rtemplate_spec import (
@@ -43,7 +55,7 @@ from tokenfront.parsers.engines.rtemplate_spec import (
     serving_template,
     tokenizer_template,
 )
-from tokenfront.parsers.engines.rtemplate_values import tool_properties
+from tokenfront.parsers.engines.rtemplate_values import opener_call_name, tool_properties
 
 JSONState = dict[str, Any]
 
@@ -114,7 +126,7 @@ class _Delta:
     def __init__(self) -> None:
         self.reasoning: list[str] = []
         self.content: list[str] = []
-        self.calls: list[tuple[str, str]] = []
+        self.calls: list[DeltaToolCall] = []
 
 
 class ResponseTemplateOutput:
@@ -141,41 +153,38 @@ class ResponseTemplateOutput:
         self.tools = tool_properties(ctx.tools)
 
     # ---- one-shot -----------------------------------------------------------------------------
-    def parse(self, text: str) -> tuple[str | None, str | None, list[ToolCall] | None]:
+    def parse(
+        self, text: str, token_ids: Sequence[int] = ()
+    ) -> tuple[str | None, str | None, list[ToolCall] | None]:
         state = self._new_state()
-        out = self._feed(state, text, finished=True, include_reasoning=True)
+        text = self._with_stop_closer(text, token_ids)
+        out = self._feed(state, text, finished=True, include_reasoning=True, stream_names=False)
         if out is None:
             return None, None, None
         calls = []
-        for number, (name, arguments) in enumerate(out.calls):
+        for number, call in enumerate(out.calls):
             call_id = None
             if self.id_type != "random":
-                call_id = make_tool_call_id(self.id_type, name, self.ctx.history_tool_call_cnt + number)
-            calls.append(ToolCall(name=name, arguments=arguments, id=call_id))
+                call_id = make_tool_call_id(self.id_type, call.name, self.ctx.history_tool_call_cnt + number)
+            calls.append(ToolCall(name=call.name or "", arguments=call.arguments or "", id=call_id))
         return "".join(out.reasoning) or None, "".join(out.content) or None, calls or None
 
     # ---- streaming ----------------------------------------------------------------------------
-    def stream(self, state: JSONState | None, text: str, finished: bool) -> tuple[DeltaMessage | None, JSONState]:
+    def stream(
+        self, state: JSONState | None, text: str, finished: bool, token_ids: Sequence[int] = ()
+    ) -> tuple[DeltaMessage | None, JSONState]:
         if state is None:
             state = self._new_state()
-        out = self._feed(state, text, finished=finished, include_reasoning=self.ctx.include_reasoning)
+        text = self._with_stop_closer(text, token_ids)
+        out = self._feed(
+            state, text, finished=finished, include_reasoning=self.ctx.include_reasoning, stream_names=True
+        )
         if out is None:
             return None, state
-        calls = []
-        for name, arguments in out.calls:
-            index = state["next"]
-            state["next"] = index + 1
-            calls.append(DeltaToolCall(
-                index=index,
-                id=make_tool_call_id(self.id_type, name, self.ctx.history_tool_call_cnt + index),
-                type="function",
-                name=name,
-                arguments=arguments,
-            ))
         return DeltaMessage(
             reasoning="".join(out.reasoning) or None,
             content="".join(out.content) or None,
-            tool_calls=calls,
+            tool_calls=merge_tool_deltas(out.calls),
         ), state
 
     # ---- reasoning end ------------------------------------------------------------------------
@@ -214,21 +223,47 @@ class ResponseTemplateOutput:
     # ---- internals ----------------------------------------------------------------------------
     def _new_state(self) -> JSONState:
         prompt = decode_prompt(self.tokenizer, self.ctx.prompt_token_ids)
-        scanner, _ = scan.start(self.template, prompt, self.tools)
-        return {"s": scanner, "pe": scan.end_offset(scanner), "next": 0, "fin": False}
+        scanner, events = scan.start(self.template, prompt, self.tools)
+        # A tool region the prompt leaves open is replayed (as opened) with the first chunk.
+        replay = None
+        for event in reversed(events):
+            if event["field"] == TOOLS and event["type"] != "region_chunk":
+                if event["type"] == "region_open":
+                    replay = {"type": "region_open", "field": TOOLS, "caps": event.get("caps") or {},
+                              "start": event["start"], "end": event["end"], "delim": ""}
+                break
+        return {
+            "s": scanner, "pe": scan.end_offset(scanner), "next": 0, "fin": False,
+            "pend": None, "inc": [], "replay": replay,
+        }
 
-    def _feed(self, state: JSONState, text: str, *, finished: bool, include_reasoning: bool) -> _Delta | None:
+    def _with_stop_closer(self, text: str, token_ids: Sequence[int]) -> str:
+        """`text` with the tool closer its last token stands for put back (a stop token's text
+        is left out of the output)."""
+        tool = self.template.fields.get(TOOLS)
+        if not token_ids or tool is None or not tool.close_literals:
+            return text
+        last = token_ids[-1]
+        for closer in tool.close_literals:
+            if _token_id(self.tokenizer, closer) == last and not text.endswith(closer):
+                return text + closer
+        return text
+
+    def _feed(
+        self, state: JSONState, text: str, *, finished: bool, include_reasoning: bool, stream_names: bool
+    ) -> _Delta | None:
         if state["fin"]:
             return None
         out = _Delta()
         scanner = state["s"]
-        self._route(scan.feed(self.template, scanner, text, self.tools), out, include_reasoning)
+        events = scan.feed(self.template, scanner, text, self.tools)
+        self._route(state, events, out, include_reasoning, stream_names)
         if finished:
             state["fin"] = True
             if scan.end_offset(scanner) > state["pe"]:
                 events = scan.feed(self.template, scanner, self._closer_rest(scanner), self.tools)
                 events += scan.finish(self.template, scanner, self.tools)
-                self._route(events, out, include_reasoning)
+                self._route(state, events, out, include_reasoning, stream_names)
         if not "".join(out.reasoning) and not "".join(out.content) and not out.calls:
             return None
         return out
@@ -248,11 +283,23 @@ class ResponseTemplateOutput:
                         return closer[cut:]
         return ""
 
-    def _route(self, events: list[dict[str, Any]], out: _Delta, include_reasoning: bool) -> None:
-        for event in events:
+    def _route(
+        self,
+        state: JSONState,
+        events: list[dict[str, Any]],
+        out: _Delta,
+        include_reasoning: bool,
+        stream_names: bool,
+    ) -> None:
+        if self.parse_tools and state.get("replay"):
+            events = [state["replay"], *events]
+        state["replay"] = None
+        text_end = scan.end_offset(state["s"])
+        doomed = self._doomed_opens(events, text_end)
+        for number, event in enumerate(events):
             name = event["field"]
             if name == TOOLS:
-                self._route_tool(event, out)
+                self._route_tool(state, event, out, text_end, stream_names and number not in doomed)
             elif event["type"] == "region_chunk":
                 if name == THINKING and self.parse_reasoning:
                     if include_reasoning:
@@ -260,8 +307,82 @@ class ResponseTemplateOutput:
                 elif name in (THINKING, CONTENT):
                     out.content.append(event["text"])
 
-    def _route_tool(self, event: dict[str, Any], out: _Delta) -> None:
+    def _unusable(self, event: dict[str, Any], text_end: int) -> bool:
+        """A tool region end that gives no call: malformed, or cut off at the end of the text
+        without the closer its field has."""
+        if event["type"] == "region_malformed":
+            return True
+        return (
+            event["type"] == "region_close"
+            and self.template.fields[TOOLS].closer is not None
+            and event["start"] == text_end
+        )
+
+    def _doomed_opens(self, events: list[dict[str, Any]], text_end: int) -> set[int]:
+        """Positions of tool region opens whose region ends unusable within the same events."""
+        doomed: set[int] = set()
+        opened: int | None = None
+        for number, event in enumerate(events):
+            if event["field"] != TOOLS:
+                continue
+            if event["type"] == "region_open":
+                opened = number
+            elif event["type"] != "region_chunk":
+                if opened is not None and self._unusable(event, text_end):
+                    doomed.add(opened)
+                opened = None
+        return doomed
+
+    def _route_tool(
+        self, state: JSONState, event: dict[str, Any], out: _Delta, text_end: int, send_name: bool
+    ) -> None:
+        kind = event["type"]
         if not self.parse_tools:
-            out.content.append(event["text"] if event["type"] == "region_chunk" else event["delim"])
-        elif event["type"] == "region_close":
-            out.calls.extend(_calls_of(event.get("value")))
+            out.content.append(event["text"] if kind == "region_chunk" else event["delim"])
+            return
+        if kind == "region_open":
+            name = opener_call_name(self.template.fields[TOOLS], event.get("caps") or {}) if send_name else None
+            if name is not None:
+                index = self._take_index(state)
+                state["pend"] = [index, name]
+                out.calls.append(self._call(index, name, None))
+            return
+        if kind == "region_chunk":
+            return
+        calls = [] if self._unusable(event, text_end) else _calls_of(event.get("value"))
+        pending = state["pend"]
+        state["pend"] = None
+        if pending is not None:
+            index, name = pending
+            if len(calls) == 1 and calls[0][0] == name:
+                out.calls.append(DeltaToolCall(index=index, arguments=calls[0][1]))
+            else:
+                state["inc"].append(index)
+            return
+        for name, arguments in calls:
+            out.calls.append(self._call(self._take_index(state), name, arguments))
+
+    @staticmethod
+    def _take_index(state: JSONState) -> int:
+        index = int(state["next"])
+        state["next"] = index + 1
+        return index
+
+    def _call(self, index: int, name: str, arguments: str | None) -> DeltaToolCall:
+        return DeltaToolCall(
+            index=index,
+            id=make_tool_call_id(self.id_type, name, self.ctx.history_tool_call_cnt + index),
+            type="function",
+            name=name,
+            arguments=arguments,
+        )
+
+
+def _token_id(tokenizer: Any, text: str) -> int | None:
+    """The id of the single vocabulary token spelled `text`, if there is one."""
+    try:
+        token_id = tokenizer.convert_tokens_to_ids(text)
+    except Exception:
+        return None
+    unk = getattr(tokenizer, "unk_token_id", None)
+    return token_id if isinstance(token_id, int) and token_id != unk else None

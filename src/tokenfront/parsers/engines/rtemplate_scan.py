@@ -12,7 +12,8 @@ dropped). Closing a region reads its body into a value; a failure marks it malfo
 
 Events are dicts: `region_open` / `region_close` / `region_malformed` with `field`, `start`,
 `end` (offsets in the text after the anchor cut) and `delim` (the delimiter text written after
-the prompt), `region_chunk` with `field` and `text`, closes with `value`.
+the prompt), `region_chunk` with `field` and `text`, closes with `value`; an explicit opener's
+`region_open` also carries its named captures (`caps`).
 
 State (`new_state` / `feed` / `finish`), all JSON: the unconsumed text `buf` from absolute
 offset `base` (one character before `pos` is kept for `^` / look-behind context), the read
@@ -222,6 +223,7 @@ def _open(state: State, events: list[Event], f: Field, match: Any, begin: int, e
     events.append({
         "type": "region_open", "field": f.name, "start": begin, "end": end,
         "delim": _slice(state, max(begin, state["plen"]), end) if end > state["plen"] else "",
+        "caps": dict(state["caps"]),
     })
 
 

@@ -174,6 +174,20 @@ def field_value(body: str, field: Any, captures: dict[str, str]) -> Any:
     return out
 
 
+def opener_call_name(field: Any, captures: dict[str, str]) -> str | None:
+    """The function name a tool field's transform fixes from the opener alone (a literal or an
+    opener capture), before the region body exists; None when it needs the body."""
+    transform = None if field.transform_each else field.transform
+    function = transform.get("function") if isinstance(transform, dict) else None
+    if not isinstance(function, dict):
+        return None
+    try:
+        name = _fill(function.get("name"), captures)
+    except (KeyError, ValueError):
+        return None
+    return name if isinstance(name, str) and name else None
+
+
 # ---- schema typing of tool-call arguments ----------------------------------------------------
 def schema_types(schema: Any) -> tuple[str, ...]:
     """The JSON types a schema allows (`type`, type lists, `anyOf` / `oneOf`, `nullable`)."""
