@@ -21,6 +21,8 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from tokenfront.tokenization.byte_level import byte_alphabet
+
 logger = logging.getLogger(__name__)
 
 # Bump when the folder layout or the conversion changes.
@@ -168,22 +170,6 @@ def load_ranks(path: Path) -> dict[bytes, int]:
     return ranks
 
 
-def _byte_alphabet() -> dict[int, str]:
-    """GPT-2's reversible byte -> printable character map used by byte-level BPE."""
-    printable = [
-        *range(ord("!"), ord("~") + 1),
-        *range(ord("¡"), ord("¬") + 1),
-        *range(ord("®"), ord("ÿ") + 1),
-    ]
-    mapping = {b: chr(b) for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in mapping:
-            mapping[b] = chr(256 + extra)
-            extra += 1
-    return mapping
-
-
 def bpe_vocab_and_merges(
     ranks: dict[bytes, int],
 ) -> tuple[dict[str, int], list[tuple[str, str]]]:
@@ -192,7 +178,7 @@ def bpe_vocab_and_merges(
     A token's merges are the splits into two ranked halves; they are ordered by the
     merged token's rank, then by the halves' ranks.
     """
-    alphabet = _byte_alphabet()
+    alphabet = byte_alphabet()
 
     def text(token: bytes) -> str:
         return "".join(alphabet[b] for b in token)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tokenfront.tokenization.byte_level import byte_of_char
 from tokenfront.tokenization.fast_tokenizer import FastTokenizer
 
 if TYPE_CHECKING:
@@ -215,19 +216,7 @@ class TokenizerView:
         return out
 
 
-def _byte_alphabet() -> dict[str, int]:
-    """GPT-2's reversible byte <-> printable character table, as byte-level BPE uses it."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
-    table = {chr(b): b for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in printable:
-            table[chr(256 + extra)] = b
-            extra += 1
-    return table
-
-
-_BYTE_OF_CHAR = _byte_alphabet()
+_BYTE_OF_CHAR = byte_of_char()
 
 
 def _is_tokenizers_backend(tokenizer: Any) -> bool:

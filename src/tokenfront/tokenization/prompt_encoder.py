@@ -23,6 +23,8 @@ from typing import Any
 
 import regex
 
+from tokenfront.tokenization.byte_level import byte_alphabet
+
 _PLAIN_RUN = regex.compile(r"[\t\n\r\x20-\x7e]*")
 _WORD_CACHE_LIMIT = 1 << 16
 _CACHED_WORD_CHARS = 64
@@ -32,18 +34,6 @@ _PROBE = (
     "ALL-CAPS camelCase snake_case x+=1; f(x)->y {json: [1, 2]} <tag attr='v'/> "
     "I'LL we'Re you've  \r\n  trailing spaces   \n$%^&*()~`|\\ end"
 )
-
-
-def _byte_level_alphabet() -> dict[int, str]:
-    """GPT-2's byte -> character table used by the ByteLevel pre-tokenizer (ASCII part)."""
-    kept = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    table = {b: chr(b) for b in kept}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return {b: table[b] for b in range(128)}
 
 
 def _state(component: Any) -> dict[str, Any] | None:
@@ -163,7 +153,7 @@ class PromptEncoder:
         self._raw_tokens = raw_tokens
         self._normalized_tokens = normalized_tokens
         self._added_ids = added_ids
-        self._byte_map = _byte_level_alphabet()
+        self._byte_map = dict(enumerate(byte_alphabet()[:128]))
         self._words: dict[str, list[int]] = {}
         self._prefix: list[int] = []
         self._suffix: list[int] = []

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from tokenfront.parsers.base import JSONState
+from tokenfront.tokenization.byte_level import byte_alphabet
 
 START, MESSAGE, CHANNEL, CONSTRAIN = "<|start|>", "<|message|>", "<|channel|>", "<|constrain|>"
 STOPS = ("<|end|>", "<|call|>", "<|return|>")
@@ -72,18 +73,6 @@ class TokenBytes:
 
     def ids(self) -> dict[str, int]:
         return {name: i for i, name in self.added.items()}
-
-
-def byte_alphabet() -> list[str]:
-    """Byte-level BPE's printable stand-in for each byte value."""
-    kept = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
-    table = {b: chr(b) for b in kept}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return [table[b] for b in range(256)]
 
 
 @lru_cache(maxsize=8)
