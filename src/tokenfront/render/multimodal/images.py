@@ -164,30 +164,70 @@ def collect_images(model: ServedModel, messages: list[Any]) -> ImageInputs | Non
             continue
         parts: list[Any] = []
         for part in content:
-            image = _image_part(part)
-            if image is None:
+            if not take_image_part(part, items, limit):
                 parts.append(part)
                 continue
-            if len(items) + 1 > limit:
-                raise RequestValidationFailure(
-                    f"At most {limit} image(s) may be provided in one prompt.", parameter="image"
-                )
-            items.append(_Item(*image))
             marker = f"\ue000tfimg{nonce}:{len(markers)}\ue001"
             markers.append(marker)
             parts.append({"type": "text", "text": marker})
         swapped.append({**message, "content": parts})
     if not items:
         return None
+    decode_items(items)
+    return ImageInputs(swapped, items, markers)
+
+
+def take_image_part(part: Any, items: list[_Item], limit: int) -> bool:
+    """Add `part` to `items` when it is an image part (at most `limit` per prompt, as vLLM
+    allows); False for any other part."""
+    image = _image_part(part)
+    if image is None:
+        return False
+    if len(items) + 1 > limit:
+        raise RequestValidationFailure(
+            f"At most {limit} image(s) may be provided in one prompt.", parameter="image"
+        )
+    items.append(_Item(*image))
+    return True
+
+
+def decode_items(items: list[_Item], *, to_rgb: bool = True) -> None:
+    """Fetch and decode each item given by URL, under one request-wide decode budget."""
     budget = DecodeBudget()
     for item in items:
         if not item.url:
             continue
         try:
-            item.loaded = decode_image(read_url(item.url), budget)
+            item.loaded = decode_image(read_url(item.url), budget, to_rgb=to_rgb)
         except MediaError as exc:
             raise APIError(str(exc)) from None
-    return ImageInputs(swapped, items, markers)
+
+
+def placeholder_features(
+    model: ServedModel,
+    items: list[_Item],
+    expanded: tuple[list[int], list[tuple[int, int]]],
+    fields: Any,
+    params: Any,
+    *,
+    with_tensors: bool,
+) -> tuple[list[int], Any]:
+    """The expanded prompt ids (truncated as `params` ask) and their multimodal features: each
+    image's hash (its uuid, else the blake3 of model id and image) at its placeholder span."""
+    from tokenfront.render.multimodal.features import build_features
+    from tokenfront.render.multimodal.hashing import hash_item
+
+    out, placeholders = expanded
+    model_id = str(model.options.model)
+    hashes = [
+        item.uuid
+        if item.uuid is not None
+        else hash_item(HASH_ALGORITHM, model_id=model_id, image=item.loaded.hashed)  # type: ignore[union-attr]
+        for item in items
+    ]
+    if params is not None:
+        out, placeholders = _truncate_expanded(out, placeholders, params)
+    return out, build_features(hashes, placeholders, fields, with_tensors=with_tensors)
 
 
 def _truncate_expanded(
@@ -225,8 +265,7 @@ def expand_prompt(
     params: Any = None,
 ) -> list[int]:
     """Grow each placeholder id into its image span; sets `inputs.features`."""
-    from tokenfront.render.multimodal.features import build_features, dsv41_item_fields
-    from tokenfront.render.multimodal.hashing import hash_item
+    from tokenfront.render.multimodal.features import dsv41_item_fields
 
     cfg = VisionConfig.from_hf_config(model.hf_config)
     chosen = [inputs.items[i] for i in inputs.order]
@@ -258,17 +297,14 @@ def expand_prompt(
         raise APIError(
             f"Failed to apply prompt replacement for mm_items['image'][{next_image}]"
         )
-    model_id = str(model.options.model)
-    hashes = [
-        item.uuid
-        if item.uuid is not None
-        else hash_item(HASH_ALGORITHM, model_id=model_id, image=item.loaded.hashed)  # type: ignore[union-attr]
-        for item in chosen
-    ]
-    if params is not None:
-        out, placeholders = _truncate_expanded(out, placeholders, params)
-    items = dsv41_item_fields(processed)
-    inputs.features = build_features(hashes, placeholders, items, with_tensors=with_tensors)
+    out, inputs.features = placeholder_features(
+        model,
+        chosen,
+        (out, placeholders),
+        dsv41_item_fields(processed),
+        params,
+        with_tensors=with_tensors,
+    )
     return out
 
 

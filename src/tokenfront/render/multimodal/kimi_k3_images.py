@@ -22,14 +22,13 @@ from typing import Any
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import RequestValidationFailure
 from tokenfront.render.multimodal.images import (
-    HASH_ALGORITHM,
-    _image_part,
     _Item,
     _limit,
-    _truncate_expanded,
+    decode_items,
+    placeholder_features,
+    take_image_part,
 )
 from tokenfront.render.multimodal.kimi_k3_vision import K3VisionConfig, process_image
-from tokenfront.render.multimodal.media import DecodeBudget, MediaError, decode_image, read_url
 from tokenfront.tokenization.registry import ModelLoadError, ServedModel, resolve_model_dir
 
 K3_VISION_ARCHITECTURES = frozenset({"KimiK3ForConditionalGeneration"})
@@ -113,8 +112,7 @@ class K3ImageInputs:
         params: Any = None,
     ) -> list[int]:
         """Grow each placeholder into its image's media block; sets `self.features`."""
-        from tokenfront.render.multimodal.features import build_features, k3_item_fields
-        from tokenfront.render.multimodal.hashing import hash_item
+        from tokenfront.render.multimodal.features import k3_item_fields
 
         items = self.items
         for index, item in enumerate(items):
@@ -154,17 +152,14 @@ class K3ImageInputs:
                 i += 1
         if next_image != len(items):
             raise APIError(f"Failed to apply prompt replacement for mm_items['image'][{next_image}]")
-        model_id = str(model.options.model)
-        hashes = [
-            item.uuid
-            if item.uuid is not None
-            else hash_item(HASH_ALGORITHM, model_id=model_id, image=item.loaded.hashed)  # type: ignore[union-attr]
-            for item in items
-        ]
-        if params is not None:
-            out, placeholders = _truncate_expanded(out, placeholders, params)
-        fields = k3_item_fields(processed)
-        self.features = build_features(hashes, placeholders, fields, with_tensors=with_tensors)
+        out, self.features = placeholder_features(
+            model,
+            items,
+            (out, placeholders),
+            k3_item_fields(processed),
+            params,
+            with_tensors=with_tensors,
+        )
         return out
 
 
@@ -190,28 +185,15 @@ def k3_request_images(model: ServedModel, messages: list[Any]) -> K3ImageInputs 
         if isinstance(content, list):
             parts = []
             for part in content:
-                image = _image_part(part)
-                if image is None:
+                if take_image_part(part, items, limit):
+                    count += 1
+                else:
                     parts.append(part)
-                    continue
-                if len(items) + 1 > limit:
-                    raise RequestValidationFailure(
-                        f"At most {limit} image(s) may be provided in one prompt.", parameter="image"
-                    )
-                items.append(_Item(*image))
-                count += 1
             if count:
                 message = {**message, "content": parts}
         kept.append(message)
         counts.append(count)
     if not items:
         return None
-    budget = DecodeBudget()
-    for item in items:
-        if not item.url:
-            continue
-        try:
-            item.loaded = decode_image(read_url(item.url), budget, to_rgb=False)
-        except MediaError as exc:
-            raise APIError(str(exc)) from None
+    decode_items(items, to_rgb=False)
     return K3ImageInputs(kept, items, counts, placeholder=_placeholder(model), cfg=cfg)
