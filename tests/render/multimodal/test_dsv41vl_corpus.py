@@ -13,10 +13,7 @@ from typing import Any
 
 import pytest
 
-from tokenfront.api.body import parse_model
 from tokenfront.config import ModelOptions
-from tokenfront.protocol.requests import ChatCompletionRequest
-from tokenfront.render.chat import render_chat_request
 from tokenfront.tokenization.registry import ServedModel, load_model
 
 REPO = Path(__file__).resolve().parents[3]
@@ -64,15 +61,10 @@ def models() -> dict[str, ServedModel]:
 
 
 @pytest.mark.parametrize("record", _records(), ids=lambda r: r["id"])
-def test_features_with_recorded_model_path(record: dict[str, Any], models: dict[str, ServedModel]) -> None:
-    model = models[record["config"]]
-    saved = model.options.model
-    model.options.model = record["mm_model_id"]  # what vLLM hashed with
-    try:
-        request = parse_model(ChatCompletionRequest, record["request"])
-        answer = render_chat_request(model, request)
-    finally:
-        model.options.model = saved
+def test_features_with_recorded_model_path(
+    record: dict[str, Any], models: dict[str, ServedModel], render_as_recorded: Any
+) -> None:
+    answer = render_as_recorded(models[record["config"]], record)
     assert answer["features"] == record["response"]["features"]
     assert answer["token_ids"] == record["response"]["token_ids"]
     for span in answer["features"]["mm_placeholders"]["image"]:

@@ -12,10 +12,7 @@ from typing import Any
 
 import pytest
 
-from tokenfront.api.body import parse_model
 from tokenfront.config import ModelOptions
-from tokenfront.protocol.requests import ChatCompletionRequest
-from tokenfront.render.chat import render_chat_request
 from tokenfront.tokenization.registry import ServedModel, load_model
 
 REPO = Path(__file__).resolve().parents[3]
@@ -43,14 +40,10 @@ def test_corpus_has_hashed_records() -> None:
 
 
 @pytest.mark.parametrize("record", _records(), ids=lambda r: r["id"])
-def test_features_with_recorded_model_path(record: dict[str, Any], model: ServedModel) -> None:
-    saved = model.options.model
-    model.options.model = record["mm_model_id"]  # what vLLM hashed with
-    try:
-        request = parse_model(ChatCompletionRequest, record["request"])
-        answer = render_chat_request(model, request)
-    finally:
-        model.options.model = saved
+def test_features_with_recorded_model_path(
+    record: dict[str, Any], model: ServedModel, render_as_recorded: Any
+) -> None:
+    answer = render_as_recorded(model, record)
     assert answer["features"] == record["response"]["features"]
     assert answer["token_ids"] == record["response"]["token_ids"]
     text = model.tokenizer.decode(answer["token_ids"])
