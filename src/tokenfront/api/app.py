@@ -144,9 +144,7 @@ def create_app_from_env() -> FastAPI:
     `tokenfront serve --workers N` puts the parsed settings into `TOKENFRONT_SERVE_CONFIG`
     (see `tokenfront.launch`); each worker loads its own models from them.
     """
-    from tokenfront.api.gc_policy import pause_collection
     from tokenfront.launch import load_from_env
 
-    pause_collection()  # until the lifespan start-up's warm-up settles the heap
     options, settings = load_from_env()
     return create_app(ModelRegistry.load(options), settings, serving=True)

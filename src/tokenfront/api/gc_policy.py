@@ -7,7 +7,8 @@ CPython's default thresholds a logprob derender (W3: ~3,000 dicts alive while it
 enough survivors into the old generation to start one every ~25 requests, ~40% of its CPU,
 and every request queued behind it waited as long: that was most of the p99 at concurrency 8.
 
-During start-up (`pause_collection()`, from `tokenfront serve` before anything is imported)
+During start-up (`pause_collection()`, from `tokenfront serve` before anything is imported;
+not in `--workers` worker processes, whose imports run before the app factory is called)
 no automatic collection runs at all: imports, pydantic's schema building and the model load
 create ~100k long-lived containers, and CPython's thresholds walked them ~160 times (~0.1 s of
 a ~1 s cold start) to find the few cycles start-up leaves, which `settle_heap()` collects once.
