@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_run import cases, needs_models, output_parser, problems
+from vllm_vectors_run import cases, needs_models, output_parser, pinned_cases, problems
 
 FIXED = {
     "test_anyof_string_null_with_null_literal_returns_none[coder]<None>",
@@ -174,3 +174,27 @@ def test_vllm_reasoning_vector(vec: dict[str, Any]) -> None:
     else:
         reasoning, content = _stream_reasoning(parser, tok, vec["model_output"])
     assert check_result(vec, reasoning=reasoning, content=content) == []
+
+
+# tests/parser/engine/test_qwen3.py (the qwen3 tool grammar, schema coercion) and
+# test_qwen3_reasoning.py (the qwen3 reasoning parser: a quoted `<tool_call>` followed by prose
+# stays reasoning, a repeated `</think>` is dropped when streamed; docs/deviations.md): every
+# vector, one-shot and streamed through the served pipeline.
+ENGINE_TESTS = (
+    "tests/parser/engine/test_qwen3.py::",
+    "tests/parser/engine/test_qwen3_reasoning.py::",
+)
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("vec", "mode"),
+    [
+        c
+        for p in ("qwen3_coder", "qwen3_xml", "qwen3")
+        for source in ENGINE_TESTS
+        for c in pinned_cases(p, source=source)
+    ],
+)
+def test_engine_test_vector(vec: dict[str, Any], mode: str) -> None:
+    assert problems(vec, mode) == []

@@ -200,6 +200,10 @@ def check_result(
             for piece in vec["content_excludes"]:
                 if piece in (content or ""):
                     problems.append(f"content contains {piece!r}")
+        elif what == "reasoning_excludes":
+            for piece in vec["reasoning_excludes"]:
+                if piece in (reasoning or ""):
+                    problems.append(f"reasoning contains {piece!r}")
         elif what == "content_empty_or_none":
             if content not in (None, ""):
                 problems.append(f"content {content!r} should be empty")

@@ -365,6 +365,9 @@ class ChatOutputParser:
                 st["re"] = True
                 transitioned = True
                 tool_ids = [] if held_end else rp.extract_content_ids(delta_ids)
+                held_ids = getattr(rp, "held_content_ids", None)
+                if held_ids is not None and not held_end:  # a marker held from earlier chunks
+                    tool_ids = held_ids(st["r"]) + tool_ids
                 flushed = rp.finish(st["r"]) if rp.engine_based else None
                 tool_text = ((delta.content if delta else None) or "") + (
                     (flushed.content if flushed else None) or ""
@@ -499,7 +502,8 @@ def _post_reasoning(
     """Post-reasoning content through the reasoning parser's `content_after_reasoning` hook."""
     if delta is None:
         return None
-    delta.content = rp.content_after_reasoning(state, delta.content or "")  # type: ignore[attr-defined]
+    if delta.content is not None:
+        delta.content = rp.content_after_reasoning(state, delta.content)  # type: ignore[attr-defined]
     if (
         delta.role is None
         and delta.content is None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
+from typing import ClassVar
 
-from tokenfront.parsers.base import JSONState
+from tokenfront.parsers.base import DeltaMessage, JSONState
 from tokenfront.parsers.engines.fences import feed_fences, in_fence, new_fence_state
+from tokenfront.parsers.engines.marker_lexer import CONTENT
 from tokenfront.parsers.engines.reasoning_grammar import (
     END,
     REASONING,
@@ -91,11 +94,95 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
     0.33.0; docs/deviations.md). `</think>` still ends the reasoning inside a fence."""
 
     spec = GrammarSpec(_qwen3, enable_thinking_only)
+    # A `<tool_call>` in the reasoning ends it only when the next non-space text opens markup
+    # (`<`) or JSON (`{`); a quoted marker followed by prose stays reasoning
+    # (tests/parser/engine/test_qwen3_reasoning.py, past vLLM 0.33.0; docs/deviations.md).
+    quoted_call_stays_reasoning: ClassVar[bool] = True
 
     def _fresh(self, initial: str) -> JSONState:
         state = super()._fresh(initial)
         state["fc"] = new_fence_state()
+        state["tp"] = None  # [marker, spaces after it]: a `<tool_call>` not decided yet
         return state
+
+    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        if not self.quoted_call_stays_reasoning:
+            return super()._process(st, tokens)
+        events: list[tuple[str, str]] = []
+        for term, value in tokens:
+            held = st.get("tp")
+            if held is not None:
+                rest = value.lstrip() if term == CONTENT else value
+                if not rest:
+                    held[1] += value
+                    continue
+                events.extend(self._decide_call(st, rest[0] in "<{"))
+            events.extend(super()._process(st, [(term, value)]))
+        return events
+
+    def _decide_call(self, st: JSONState, opens: bool) -> list[tuple[str, str]]:
+        marker, spaces = st["tp"]
+        st["tp"] = None
+        if not opens:
+            return self._emit(st, marker + spaces)
+        events = super()._on_terminal(st, "TOOL_START", marker)
+        return events + (self._emit(st, spaces) if spaces else [])
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> tuple[DeltaMessage | None, bool]:
+        prior, kept = state.get("tp") is not None, state.get("tpi") or []
+        out = super().stream(state, delta_text, delta_ids)
+        state["tpo"] = []
+        if state.get("tp") is None:
+            state["tpi"] = []
+            if prior and out[1]:  # the held marker opened a call: its ids go to the tool parser
+                state["tpo"] = kept
+        elif prior:
+            state["tpi"] = kept + list(delta_ids)
+        else:
+            markers = self.c.end_ids - {self.c.end_id}  # the `<tool_call>` id
+            ids = list(delta_ids)
+            at = next((i for i, tid in enumerate(ids) if tid in markers), len(ids))
+            state["tpi"] = ids[at:]
+        return out
+
+    def held_content_ids(self, state: JSONState) -> list[int]:
+        """Pipeline hook: token ids of a `<tool_call>` held in earlier chunks that opened a call."""
+        return list(state.get("tpo") or [])
+
+    def ends_at_finish(self, state: JSONState) -> bool:
+        """Pipeline hook: a `<tool_call>` still held when the output ends opens a call."""
+        return self.quoted_call_stays_reasoning and state.get("tp") is not None
+
+    def content_after_reasoning(self, st: JSONState, text: str) -> str | None:
+        """Pipeline hook (no tool parser): the content after the reasoning through the grammar,
+        so a repeated `</think>` is dropped when streamed as it is one-shot (vLLM 0.33.0 keeps
+        it in the stream; tests/parser/engine/test_qwen3_reasoning.py
+        `test_streaming_duplicate_think_end_absorbed`)."""
+        if not self.quoted_call_stays_reasoning:
+            return text or None
+        if not text:
+            return text
+        st["st"] = TEXT  # the reasoning is over (the prompt may have closed it)
+        return "".join(v for k, v in self._feed(st, text) if k == "T") or None
+
+    def content_after_reasoning_flush(self, st: JSONState) -> str | None:
+        if not self.quoted_call_stays_reasoning:
+            return None
+        tokens = self.c.lexer.flush(st["buf"])
+        st["buf"] = ""
+        return "".join(v for k, v in self._process(st, tokens) if k == "T") or None
+
+    def _finish_events(self, st: JSONState) -> list[tuple[str, str]]:
+        if not self.quoted_call_stays_reasoning:
+            return super()._finish_events(st)
+        tokens = self.c.lexer.flush(st["buf"])
+        st["buf"] = ""
+        events = self._process(st, tokens)
+        if st.get("tp") is not None:  # the output ends after the marker: a call, as in 0.33.0
+            events.extend(self._decide_call(st, True))
+        return events + super()._finish_events(st)
 
     def _emit(self, st: JSONState, value: str) -> list[tuple[str, str]]:
         if st["st"] == REASONING and value:
@@ -103,6 +190,10 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
         return super()._emit(st, value)
 
     def _on_terminal(self, st: JSONState, term: str, value: str) -> list[tuple[str, str]]:
-        if st["st"] == REASONING and term == "TOOL_START" and in_fence(st.get("fc") or ["", None]):
-            return self._emit(st, value)
+        if st["st"] == REASONING and term == "TOOL_START":
+            if in_fence(st.get("fc") or ["", None]):
+                return self._emit(st, value)
+            if self.quoted_call_stays_reasoning:  # decided by the text after it (_process)
+                st["tp"] = [value, ""]
+                return []
         return super()._on_terminal(st, term, value)
