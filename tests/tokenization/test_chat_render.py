@@ -166,6 +166,12 @@ SMALL_TEMPLATES = {
     "special_tokens": "{{ bos_token }}|{{ eos_token }}|{{ pad_token }}",
     "sandbox_attr": "{{ messages.__class__ }}",
     "sandbox_mutation": "{% set x = messages.append(1) %}",
+    "dict_attributes": (
+        "{% set d = {'items': 1, 'role': 'r', 'pop': 2} %}{{ d.items is callable }}|{{ d.role }}|"
+        "{{ d.pop is defined }}|{{ d['pop'] }}|{{ d.nothing is defined }}|{{ messages[0].role }}|"
+        "{{ loop is defined }}{% for m in messages %}{{ loop.first }}{{ m.content.upper() }}{% endfor %}"
+    ),
+    "dict_mutation": "{% set d = {'a': 1} %}{{ d.update({'b': 2}) }}",
     "undefined": "{{ missing.attr }}",
     "syntax": "{% for %}",
     "tools_var": "{{ tools | tojson }}|{{ documents }}|{{ add_generation_prompt }}",

@@ -65,25 +65,32 @@ def _strftime_now(format: str) -> str:  # noqa: A002 - the template-visible para
     return datetime.now().strftime(format)
 
 
-# Builtin types whose attribute safety depends only on the type and the attribute name.
-_PLAIN_TYPES = frozenset({str, dict, list, tuple, int, float, bool, type(None)})
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+_VERDICTS_LIMIT = 4096
 
 
 class _TemplateEnvironment(jinja2.sandbox.ImmutableSandboxedEnvironment):
-    """The immutable sandbox, remembering its verdicts on plain values' attributes (templates
-    call `.startswith`, `.split`, `.items`... on every message)."""
+    """The immutable sandbox with two shortcuts that give its answers with less work (templates
+    read `message.role` and call `.startswith`, `loop.first`... on every message)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._verdicts: dict[tuple[type, str], bool] = {}
 
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        # `message.role` on a dict: a dict instance has no attributes of its own, so for a
+        # name dict does not define, the sandbox's `getattr` fails and it reads the key.
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-        kind = type(obj)
-        if kind not in _PLAIN_TYPES:
-            return super().is_safe_attribute(obj, attr, value)
-        key = (kind, attr)
+        # Jinja's verdict is made of isinstance checks on `obj` and tests of the name only.
+        key = (type(obj), attr)
         verdict = self._verdicts.get(key)
         if verdict is None:
+            if len(self._verdicts) >= _VERDICTS_LIMIT:
+                self._verdicts.clear()
             verdict = self._verdicts[key] = super().is_safe_attribute(obj, attr, value)
         return verdict
 
