@@ -2,7 +2,8 @@
 
 Each vector comes from a vLLM parser unit test (`vllm-project/vllm`,
 tests/tool_parsers/test_gemma4_tool_parser.py, test_gemma4_regex_and_bare_calls.py,
-test_gemma4_required_enforcement.py, tests/reasoning/test_gemma4_reasoning_parser.py); its
+test_gemma4_required_enforcement.py, tests/reasoning/test_gemma4_reasoning_parser.py,
+tests/parser/engine/test_gemma4_streaming_reasoning.py, tests/parser/test_reasoning_tool_transition.py); its
 pytest id starts with that test's path. Tool vectors run through `vllm_vectors_run` on the
 groupc-markers model (Gemma 4's markers as single tokens); reasoning vectors run the reasoning
 parser alone, one token per delta, as vLLM's tests/reasoning/utils.py does.
@@ -32,11 +33,18 @@ NOT_FOLLOWED = {
 # Followed, a deviation from vLLM 0.33.0 (docs/deviations.md): a bare `call:NAME{...}` right
 # after `<channel|>` (no `<|tool_call>`) is a call.
 BARE_CALL = {"test_engine_tool_parser_bare_call_extraction"}
+# tests/parser/engine/test_gemma4_streaming_reasoning.py: the text of a response-ending special
+# token that arrives without its id is dropped. The runner's groupc-markers vocabulary has no
+# `<turn|>` / `<eos>` token, so tokenfront and vLLM 0.33.0 both keep that text there.
+NEEDS_TURN_TOKENS = {
+    "test_terminal_text_without_token_id_is_dropped[<turn|>]",
+    "test_terminal_text_without_token_id_is_dropped[<eos>]",
+}
 TOOL = {
     vec["source"].split("::")[-1]
     for vec in load_vectors("gemma4", kind="tool")
     if "TestGemma4ParserParseRequiredEnforcement::test_required" not in vec["source"]
-} - NOT_FOLLOWED
+} - NOT_FOLLOWED - NEEDS_TURN_TOKENS
 
 
 @needs_models

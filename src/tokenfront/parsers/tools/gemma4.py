@@ -301,11 +301,14 @@ class Gemma4ToolParser(MarkupToolParser):
         return gemma4_grammar(gemma4_thinking(ctx.chat_template_kwargs or {}))
 
     def initial_state(self, start: str = S_CONTENT) -> JSONState:
-        if prompt_in_open_channel(self.ctx.prompt_token_ids, self.vocab_id):
+        # Behind a reasoning parser the reasoning is over when this parser reads: only a tool
+        # parser on its own starts inside a channel the prompt left open.
+        behind_reasoning = not self.skip_reasoning_parsing and not self.skip_tool_parsing
+        if not behind_reasoning and prompt_in_open_channel(self.ctx.prompt_token_ids, self.vocab_id):
             start = S_REASONING
         state = super().initial_state(start)
         state.update({"fed": False, "rt": "", "ps": False})
-        if not self.skip_reasoning_parsing and not self.skip_tool_parsing:
+        if behind_reasoning:
             # Behind a reasoning parser the content this parser reads starts where the
             # reasoning's `<channel|>` was (see `_terminal`).
             state["ac"] = True
