@@ -15,8 +15,16 @@ from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.tools.mistral import MistralToolParser
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            },
+        },
+    },
 ]
 
 
@@ -39,12 +47,16 @@ def parser(tok: StubTokenizer, tool_choice: str = "auto") -> MistralToolParser:
     return MistralToolParser(tok, ParseContext(tools=TOOLS, tool_choice=tool_choice))
 
 
-def one_shot(tok: StubTokenizer, text: str, **kw: Any) -> tuple[bool, str | None, list[tuple[str, str]]]:
+def one_shot(
+    tok: StubTokenizer, text: str, **kw: Any
+) -> tuple[bool, str | None, list[tuple[str, str]]]:
     info = parser(tok, **kw).extract_tool_calls(text)
     return info.tools_called, info.content, [(c.name, c.arguments) for c in info.tool_calls]
 
 
-def streamed(tok: StubTokenizer, pieces: list[str], **kw: Any) -> tuple[str | None, list[tuple[str, str]]]:
+def streamed(
+    tok: StubTokenizer, pieces: list[str], **kw: Any
+) -> tuple[str | None, list[tuple[str, str]]]:
     p = parser(tok, **kw)
     state = p.initial_state()
     content = ""
@@ -71,7 +83,7 @@ def chunkings(text: str) -> list[list[str]]:
     while rest:
         if rest.startswith(marker):
             parts.append(marker)
-            rest = rest[len(marker):]
+            rest = rest[len(marker) :]
         else:
             parts.append(rest[0])
             rest = rest[1:]
@@ -81,9 +93,16 @@ def chunkings(text: str) -> list[list[str]]:
 
 CALLS = [
     ('[TOOL_CALLS]get_weather{"city": "Paris"}', None, [("get_weather", '{"city": "Paris"}')]),
-    ('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}', None, [("get_weather", '{"city": "Paris"}')]),
-    ('Sure.[TOOL_CALLS]get_weather{"city": "a {b} [c]"}[TOOL_CALLS]get_weather{"days": 2}',
-     "Sure.", [("get_weather", '{"city": "a {b} [c]"}'), ("get_weather", '{"days": 2}')]),
+    (
+        '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+        None,
+        [("get_weather", '{"city": "Paris"}')],
+    ),
+    (
+        'Sure.[TOOL_CALLS]get_weather{"city": "a {b} [c]"}[TOOL_CALLS]get_weather{"days": 2}',
+        "Sure.",
+        [("get_weather", '{"city": "a {b} [c]"}'), ("get_weather", '{"days": 2}')],
+    ),
     ("hi{hi[TOOL_CALLS]get_weather{}", "hi{hi", [("get_weather", "{}")]),
 ]
 
@@ -109,15 +128,22 @@ def test_marker_split_across_deltas_v11() -> None:
 
 
 @pytest.mark.parametrize("tok", [V11, PRE_V11], ids=["v11", "pre_v11"])
-def test_bare_name_is_no_call(tok: StubTokenizer) -> None:
-    assert one_shot(tok, "[TOOL_CALLS]toolname_no_args") == (True, None, [])
-    assert streamed(tok, ["[TOOL_CALLS]", "toolname", "_no_args"]) == (None, [])
+def test_bare_name_is_a_call_without_arguments(tok: StubTokenizer) -> None:
+    # vLLM 0.33.0 and tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls_v11_without_args_skipped
+    assert one_shot(tok, "[TOOL_CALLS]toolname_no_args") == (
+        True,
+        None,
+        [("toolname_no_args", "{}")],
+    )
+    # streamed, the end of the stream sends it (name, ""): the recorded goldens
+    # tf-mistral-v11-vllm_test_bare_name-stream / tf-mistral-v11-cut_off_in_name-stream pin it
 
 
 def test_pre_v11_prose_after_marker_stays_vllm_like() -> None:
     assert one_shot(PRE_V11, "[TOOL_CALLS] not json at all") == (False, "not json at all", [])
-    assert one_shot(PRE_V11, '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "P"}}]') == (
-        True, None, [("get_weather", '{"city": "P"}')])
+    assert one_shot(
+        PRE_V11, '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "P"}}]'
+    ) == (True, None, [("get_weather", '{"city": "P"}')])
 
 
 def test_v11_tool_choice_none_keeps_only_text() -> None:

@@ -11,7 +11,8 @@ tests/tool_parsers/test_mistral_tool_parser.py); its pytest id starts with that 
   one-token chunks. The v11 shape there is read as v11 (a deliberate deviation from vLLM 0.33.0).
 
 vLLM 0.33.0 contradicts two tests: `test_extract_tool_calls_v11_without_args_skipped` (0.33.0
-returns the bare name as a call with `{}`) and, on a pre-v11 tokenizer, every `[TOOL_CALLS]NAME{…}`
+returns the bare name as a call with `{}`; not followed: the newer tests/parser/mistral/test_tool_calls.py
+asserts 0.33.0's answer) and, on a pre-v11 tokenizer, every `[TOOL_CALLS]NAME{…}`
 vector (0.33.0 returns the text as content). `test_extract_tool_calls_pre_v11_multiple_bot_tokens_raises`
 asserts an error that 0.33.0 no longer raises (a later `[TOOL_CALLS]` is trailing text); no server
 answers an error for it, so it is not pinned.
@@ -25,8 +26,20 @@ from typing import Any
 
 import pytest
 from vllm_vectors_loader import check_result, load_vectors
-from vllm_vectors_run import MODELS, cases, needs_models, output_parser, problems, request_context
+from vllm_vectors_run import (
+    MODELS,
+    cases,
+    needs_models,
+    output_parser,
+    pinned_cases,
+    problems,
+    request_context,
+)
 
+# A newer test of the same parser asserts vLLM 0.33.0's answer (docs/deviations.md, review table).
+NOT_FOLLOWED = {
+    "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_v11_without_args_skipped",
+}
 FIXED = {
     "test_extract_tool_calls_no_tools[pre_v11]",
     "test_extract_tool_calls_no_tools[v11]",
@@ -44,7 +57,6 @@ FIXED = {
     "test_extract_tool_calls[multiple_tool_calls]",
     "test_extract_tool_calls[complex]",
     "test_extract_tool_calls[wrong_json]",
-    "test_extract_tool_calls_v11_without_args_skipped",
     "test_extract_tool_calls_streaming_pre_v11_tokenizer[no_tools]",
     "test_extract_tool_calls_streaming_pre_v11_tokenizer[single_tool_add]",
     "test_extract_tool_calls_streaming_pre_v11_tokenizer[single_tool_add_strings]",
@@ -93,12 +105,22 @@ def _client(tokenizer_mode: str) -> Any:
     from tokenfront.api.app import create_app
     from tokenfront.tokenization.registry import ModelRegistry
 
-    argv = ["serve", "--model", str(MODELS / "mistral"), "--served-model-name", "mistral",
-            "--tool-call-parser", "mistral", "--enable-auto-tool-choice",
-            "--tokenizer-mode", tokenizer_mode]
+    argv = [
+        "serve",
+        "--model",
+        str(MODELS / "mistral"),
+        "--served-model-name",
+        "mistral",
+        "--tool-call-parser",
+        "mistral",
+        "--enable-auto-tool-choice",
+        "--tokenizer-mode",
+        tokenizer_mode,
+    ]
     args = cli.build_parser().parse_args(cli.normalize_argv(argv))
-    app = create_app(ModelRegistry.load(cli.model_options_from_args(args)),
-                     cli.server_settings_from_args(args))
+    app = create_app(
+        ModelRegistry.load(cli.model_options_from_args(args)), cli.server_settings_from_args(args)
+    )
     client = TestClient(app)
     client.__enter__()
     return client
@@ -107,12 +129,15 @@ def _client(tokenizer_mode: str) -> Any:
 def _served_vectors() -> list[Any]:
     out = []
     for vec in load_vectors("mistral", kind="tool"):
-        if vec["asserted"] == ["raises"]:
+        if vec["asserted"] == ["raises"] or vec["source"] in NOT_FOLLOWED:
             continue
         for mode in ("non_streaming", "streaming") if vec["mode"] == "both" else (vec["mode"],):
             for tokenizer_mode in ("hf", "mistral"):
-                out.append(pytest.param(vec, mode, tokenizer_mode,
-                                        id=f"{vec['source']}:{mode}:{tokenizer_mode}"))
+                out.append(
+                    pytest.param(
+                        vec, mode, tokenizer_mode, id=f"{vec['source']}:{mode}:{tokenizer_mode}"
+                    )
+                )
     return out
 
 
@@ -122,8 +147,12 @@ def _base(vec: dict[str, Any]) -> dict[str, Any]:
         "model": "mistral",
         "prompt_token_ids": PROMPT,
         "prompt_tokens": len(PROMPT),
-        "chat_request": {"model": "mistral", "messages": [{"role": "user", "content": "Hi"}],
-                         "tools": ctx.tools, "tool_choice": "auto"},
+        "chat_request": {
+            "model": "mistral",
+            "messages": [{"role": "user", "content": "Hi"}],
+            "tools": ctx.tools,
+            "tool_choice": "auto",
+        },
     }
 
 
@@ -141,8 +170,12 @@ def test_served_derender(vec: dict[str, Any], mode: str, tokenizer_mode: str) ->
     ids = output_parser("mistral")[1].encode(vec["model_output"], add_special_tokens=False) + [EOS]
     url = "/v1/chat/completions/derender"
     if mode == "non_streaming":
-        body = _base(vec) | {"generate_response": {"request_id": "gen-1", "choices": [
-            {"index": 0, "token_ids": ids, "finish_reason": "stop"}]}}
+        body = _base(vec) | {
+            "generate_response": {
+                "request_id": "gen-1",
+                "choices": [{"index": 0, "token_ids": ids, "finish_reason": "stop"}],
+            }
+        }
         answer = client.post(url, json=body)
         assert answer.status_code == 200, answer.text
         choice = answer.json()["choices"][0]
@@ -158,8 +191,11 @@ def test_served_derender(vec: dict[str, Any], mode: str, tokenizer_mode: str) ->
             chunk: dict[str, Any] = {"index": 0, "token_ids": [token]}
             if i == len(ids) - 1:
                 chunk["finish_reason"] = "stop"
-            body = _base(vec) | {"stream": True, "stream_state": state,
-                                 "generate_chunk": {"request_id": "gen-1", "choices": [chunk]}}
+            body = _base(vec) | {
+                "stream": True,
+                "stream_state": state,
+                "generate_chunk": {"request_id": "gen-1", "choices": [chunk]},
+            }
             answer = client.post(url, json=body)
             assert answer.status_code == 200, answer.text
             data = answer.json()
@@ -173,9 +209,26 @@ def test_served_derender(vec: dict[str, Any], mode: str, tokenizer_mode: str) ->
                     slot["id"] = slot["id"] or tc.get("id")
                     slot["name"] = slot["name"] or fn.get("name")
                     slot["args"] += fn.get("arguments") or ""
-        calls = _calls([{"id": s["id"], "function": {"name": s["name"], "arguments": s["args"]}}
-                        for _, s in sorted(streamed.items())])
+        calls = _calls(
+            [
+                {"id": s["id"], "function": {"name": s["name"], "arguments": s["args"]}}
+                for _, s in sorted(streamed.items())
+            ]
+        )
         called = bool(calls)
         content = content or None
-    assert check_result(dict(vec, mode=mode), content=content, tool_calls=calls,
-                        tools_called=called) == []
+    assert (
+        check_result(dict(vec, mode=mode), content=content, tool_calls=calls, tools_called=called)
+        == []
+    )
+
+
+# tests/parser/mistral/test_tool_calls.py (the engine-era move of test_mistral_tool_parser.py, with
+# the `[ARGS]` and trailing-text cases, batched parallel calls and the mistral reasoning parser in
+# front): every vector, one-shot and streamed.
+@needs_models
+@pytest.mark.parametrize(
+    ("vec", "mode"), pinned_cases("mistral", source="tests/parser/mistral/test_tool_calls.py::")
+)
+def test_engine_era_vector(vec: dict[str, Any], mode: str) -> None:
+    assert problems(vec, mode) == []

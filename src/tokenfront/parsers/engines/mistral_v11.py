@@ -12,10 +12,9 @@ machine with the same observable behaviour:
   something non-blank (or the end) decides.
 
 One-shot extraction keeps the first JSON value of each call's arguments (trailing text is
-dropped) and coerces values to the tool's parameter types. Following vLLM's parser test
-`test_extract_tool_calls_v11_without_args_skipped` (0.33.0 returns `NAME` with `{}`), a call
-whose name is never followed by `{` or `[ARGS]` is dropped, in one-shot and streaming alike;
-one-shot still reports `tools_called`.
+dropped) and coerces values to the tool's parameter types. A call whose name is never followed
+by `{` or `[ARGS]` is the name with `{}` (streamed: with `""`), as vLLM 0.33.0 answers and its
+tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls_v11_without_args_skipped asserts.
 
 Streaming state is a plain JSON dict (`new_state`).
 """
@@ -227,9 +226,9 @@ def _on_arg(
 
 
 def _on_end(slot: JSONState, idx: int, out: list[DeltaToolCall], new_id: Callable[[], str]) -> None:
-    if slot["sent"] or not slot["body"]:
-        return  # a bare name (no `{` / `[ARGS]`) is no call (vLLM test)
-    _send_name(slot, idx, out, new_id)
+    if slot["sent"] or not (slot["body"] or slot["name"].strip()):
+        return
+    _send_name(slot, idx, out, new_id)  # a bare name (no `{` / `[ARGS]`) too, as in vLLM 0.33.0
     out[-1].arguments = ""
 
 
@@ -260,14 +259,12 @@ def extract(
     events = feed(lexer, st, text) + finish_events(lexer, st)
     delta = to_delta(st, events, new_id, suppress=suppress, finished=True)
     calls: list[ToolCall] = []
-    bare_names = False
     for slot in st["slots"]:
         if not slot["name"] and not slot["args"]:
             continue
-        if not slot["body"]:
-            bare_names = True
-            continue
         name = slot["name"].strip()
+        if not slot["body"] and not name:
+            continue
         arguments = first_json_value(slot["args"])
         calls.append(
             ToolCall(
@@ -276,7 +273,7 @@ def extract(
                 id=slot["id"] or new_id(),
             )
         )
-    called = bool(calls) or bare_names
+    called = bool(calls)
     content = delta.content if delta else None
     if content and called:
         content = content.strip() or None
