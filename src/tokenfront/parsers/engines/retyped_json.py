@@ -19,6 +19,7 @@ import math
 import re
 from typing import Any
 
+from tokenfront.parsers.engines.json_calls import common_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object, schema_types
 
 _WS = " \t\n\r"
@@ -196,9 +197,4 @@ def settled_prefix(raw: str, properties: dict[str, Any]) -> str:
     rendered, changed = retyped_prefix(raw, properties)
     if changed:
         return rendered
-    n = 0
-    for a, b in zip(raw, rendered, strict=False):
-        if a != b:
-            break
-        n += 1
-    return raw[:n]
+    return common_prefix(raw, rendered)
