@@ -67,3 +67,19 @@ with TestClient(app) as client:
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_after_the_warm_up_every_model_has_its_prompt_encoder(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not QWEN3.is_dir():
+        pytest.skip("shared qwen3 model not available")
+    from tokenfront.api import app as app_module
+    from tokenfront.config import ModelOptions, ServerSettings
+    from tokenfront.tokenization.detokenizer import tokenizer_view
+    from tokenfront.tokenization.registry import ModelRegistry
+
+    registry = ModelRegistry.load([ModelOptions(model=str(QWEN3), served_model_name=["qwen3"])])
+    app = app_module.create_app(registry, ServerSettings(stream_state_key=["k"]))
+    monkeypatch.setattr(app_module, "settle_heap", lambda: None)
+    view = tokenizer_view(registry.default.tokenizer)
+    app._after_warm_up()
+    assert view._prompt_encoder is not None and view.prompt_encoder is not None

@@ -22,6 +22,7 @@ from tokenfront.api.middleware import RequestGuard
 from tokenfront.api.routes import derender, render, system, tokenize
 from tokenfront.api.state import AppState
 from tokenfront.config import ServerSettings
+from tokenfront.tokenization.detokenizer import tokenizer_view
 from tokenfront.tokenization.registry import ModelRegistry
 
 logger = logging.getLogger(__name__)
@@ -63,10 +64,20 @@ class TokenfrontApp(FastAPI):
 
         async def wrapped(message: Message) -> None:
             if message.get("type") == "lifespan.startup.complete" and self.warm_up_thread is None:
-                self.warm_up_thread = start_warm_up(after=lambda: settle_heap())
+                self.warm_up_thread = start_warm_up(after=self._after_warm_up)
             await send(message)
 
         return wrapped
+
+    def _after_warm_up(self) -> None:
+        """Build each model's prompt encoder (a first render would otherwise), then settle
+        the heap over everything start-up and the warm-up created."""
+        try:
+            for model in self.state.tokenfront.registry:
+                _ = tokenizer_view(model.tokenizer).prompt_encoder
+        except Exception:  # a render builds it (or fails the same way) on first use
+            logger.exception("building the prompt encoders failed")
+        settle_heap()
 
 
 def create_app(

@@ -87,13 +87,12 @@ class TokenizerView:
     @property
     def prompt_encoder(self) -> PromptEncoder | None:
         """The fast encoder for the plain backend (built on first use), or None."""
+        if self.plain_backend is None:  # also views that keep no backend (mistral mode)
+            return None
         if self._prompt_encoder is _UNSET:
             from tokenfront.tokenization.prompt_encoder import PromptEncoder
 
-            backend = self.plain_backend
-            self._prompt_encoder = (
-                PromptEncoder.for_backend(backend) if backend is not None else None
-            )
+            self._prompt_encoder = PromptEncoder.for_backend(self.plain_backend)
         return self._prompt_encoder  # type: ignore[no-any-return]
 
     # ---- id -> token string
