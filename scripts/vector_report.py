@@ -1,4 +1,10 @@
-"""Pass counts of vLLM parser-test vectors (tests/parsers/vllm_vectors) through tokenfront; names print failures."""
+"""Pass counts of vLLM parser-test vectors (tests/parsers/vllm_vectors) through tokenfront.
+
+    vector_report.py [--chunks K|mix15|mix14|all] [PARSER ...]
+
+Names print the failures of those parsers. `--chunks` streams in chunks of several tokens
+(`vllm_vectors_run.chunk_ends`; only streaming runs are counted then).
+"""
 
 import collections
 import sys
@@ -9,15 +15,21 @@ sys.path.insert(
 from vllm_vectors_loader import load_vectors
 from vllm_vectors_run import modes, problems
 
+args = sys.argv[1:]
+chunking = "1"
+if args[:1] == ["--chunks"]:
+    chunking, args = args[1], args[2:]
 tot = collections.Counter()
 bad = collections.defaultdict(list)
 for vec in load_vectors():
     # reasoning vectors count under "<parser>/reasoning"
     key = vec["parser"] + ("/reasoning" if vec["kind"] == "reasoning" else "")
     for mode in modes(vec):
+        if chunking != "1" and mode != "streaming":
+            continue
         tot[key] += 1
         try:
-            p = problems(vec, mode)
+            p = problems(vec, mode, chunking)
         except Exception as e:
             p = ["EXC " + repr(e)[:200]]
         if p:
@@ -25,8 +37,8 @@ for vec in load_vectors():
 for k in sorted(tot):
     print(f"{k:18} {tot[k] - len(bad[k])}/{tot[k]}")
 print("TOTAL", sum(tot.values()) - sum(len(v) for v in bad.values()), "/", sum(tot.values()))
-if len(sys.argv) > 1:
-    for k in sys.argv[1:]:
+if args:
+    for k in args:
         for key in (k, k + "/reasoning"):
             for s, m, p in bad[key]:
                 print(key, s, m, p[:3])

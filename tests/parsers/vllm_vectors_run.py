@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import json
 import os
+import random
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -268,7 +270,9 @@ def delta_ends(vec: dict[str, Any], tok: Any, ids: list[int]) -> list[int]:
     return ends
 
 
-def streamed(vec: dict[str, Any]) -> Result:
+def streamed(vec: dict[str, Any], chunking: str = "1") -> Result:
+    """The joined stream of `vec`'s output; `chunking` (see `chunk_ends`) groups the tokens
+    of vectors whose assertion does not depend on the test's own deltas."""
     if "single_call" in vec:
         return single_call(vec)
     parser, tok = vector_parser(vec)
@@ -279,7 +283,11 @@ def streamed(vec: dict[str, Any]) -> Result:
     content = reasoning = ""
     calls: dict[int, list[Any]] = {}
     start = 0
-    for end in delta_ends(vec, tok, ids):
+    if chunking == "1" or vec.get("test_deltas_only"):
+        ends = delta_ends(vec, tok, ids)
+    else:
+        ends = chunk_ends(len(ids), chunking, seed=vec["source"])
+    for end in ends:
         full = tok.decode(ids[:end], skip_special_tokens=False)
         piece = "" if full.endswith("\ufffd") else full[len(shown) :]
         if piece:
@@ -297,6 +305,30 @@ def streamed(vec: dict[str, Any]) -> Result:
     return content or None, reasoning or None, [tuple(calls[k]) for k in sorted(calls)]
 
 
+CHUNKINGS = ("2", "3", "5", "7", "mix15", "mix14", "all")
+
+
+def chunk_ends(n: int, chunking: str, *, seed: str = "") -> list[int]:
+    """Token offsets where each chunk of an `n`-token output ends, as an engine's generate
+    stream may group tokens: `"k"` tokens per chunk, `"mix15"` a seeded random run of 1- and
+    5-token chunks, `"mix14"` of 1- to 4-token chunks (the shapes of the shared corpus's
+    streams), `"all"` the whole output in one chunk."""
+    if n == 0:
+        return []
+    if chunking == "all":
+        return [n]
+    if chunking.startswith("mix"):
+        rnd = random.Random(zlib.crc32(seed.encode()))
+        sizes = [1, 5] if chunking == "mix15" else [1, 2, 3, 4]
+        ends, at = [], 0
+        while at < n:
+            at = min(n, at + rnd.choice(sizes))
+            ends.append(at)
+        return ends
+    k = int(chunking)
+    return list(range(k, n, k)) + [n]
+
+
 def modes(vec: dict[str, Any]) -> list[str]:
     return ["non_streaming", "streaming"] if vec["mode"] == "both" else [vec["mode"]]
 
@@ -310,8 +342,11 @@ def tool_parser_called(vec: dict[str, Any]) -> bool:
     return tool.extract_tool_calls(vec["model_output"]).tools_called
 
 
-def problems(vec: dict[str, Any], mode: str) -> list[str]:
-    content, reasoning, calls = (one_shot if mode == "non_streaming" else streamed)(vec)
+def problems(vec: dict[str, Any], mode: str, chunking: str = "1") -> list[str]:
+    if mode == "non_streaming":
+        content, reasoning, calls = one_shot(vec)
+    else:
+        content, reasoning, calls = streamed(vec, chunking)
     checked = dict(vec, mode=mode)
     called = bool(calls)
     if not called and mode == "non_streaming" and "tools_called" in vec.get("asserted", ()):
