@@ -25,6 +25,7 @@ from tokenfront.parsers.engines.json_calls import (
     JsonToolParser,
     args_delta,
     dumps,
+    merge_deltas,
     name_delta,
     no_calls,
 )
@@ -94,12 +95,39 @@ class GigaChat3ToolParser(JsonToolParser):
         return state
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
-        """Text held as a possible marker start is content when the stream ends there."""
-        if state.get("started") or state.get("content_ended"):
+        """Text held as a possible marker start is content when the stream ends there; a call
+        whose name or arguments arrived in the last chunk is sent whole."""
+        if state.get("started"):
+            delta = self._catch_up(state)
+            if delta is not None and delta.tool_calls:
+                last = delta.tool_calls[-1]
+                last.arguments = (last.arguments or "") + super().remaining_args(state)
+            return delta
+        if state.get("content_ended"):
             return None
-        text = state.get("_text", "")[state.get("content_sent", 0) :]
-        state["content_sent"] = len(state.get("_text", ""))
+        text = state.get("text", "")[state.get("content_sent", 0) :]
+        state["content_sent"] = len(state.get("text", ""))
         return DeltaMessage(content=text) if text else None
+
+    def remaining_args(self, state: JSONState) -> str:
+        """The argument text the last chunk held beyond what its step sent, then vLLM's
+        end-of-stream flush."""
+        caught = self._catch_up(state) if state.get("started") else None
+        head = "".join(tc.arguments or "" for tc in caught.tool_calls) if caught else ""
+        return head + super().remaining_args(state)
+
+    def _catch_up(self, state: JSONState) -> DeltaMessage | None:
+        """The deltas further steps over the text so far would give: vLLM's per-chunk logic
+        sends the content, the name and the arguments in separate steps, so a chunk that
+        holds several of them leaves the rest to the next chunk (none after the last)."""
+        text = state.get("text", "")
+        merged: DeltaMessage | None = None
+        for _ in range(3):  # name, then arguments, then nothing new
+            delta = self.step(state, text, text, "", [])
+            if delta is None:
+                break
+            merged = merge_deltas(merged, delta)
+        return merged
 
     def step(
         self,
