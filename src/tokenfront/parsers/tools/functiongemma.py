@@ -23,6 +23,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
+from tokenfront.parsers.engines.json_calls import merge_deltas
 from tokenfront.parsers.registry import tool_parser
 
 START, END = "<start_function_call>", "<end_function_call>"
@@ -32,6 +33,7 @@ _CALL = re.compile(
     re.DOTALL,
 )
 _ARG = re.compile(r"(\w+):<escape>(.*?)<escape>", re.DOTALL)
+_MARKER = re.compile(f"({re.escape(START)}|{re.escape(END)})")
 
 
 def parse_arguments(text: str) -> dict[str, Any]:
@@ -46,6 +48,12 @@ def parse_arguments(text: str) -> dict[str, Any]:
 
 def _dump(arguments: dict[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False)
+
+
+def _segments(text: str) -> list[str]:
+    """`text` cut before and after each marker: a chunk of several tokens is read as the
+    one-token deltas would see it at the markers (each marker a delta of its own)."""
+    return [piece for piece in _MARKER.split(text) if piece] or [text]
 
 
 def _hold_partial_marker(state: JSONState, delta_text: str) -> str:
@@ -114,7 +122,13 @@ class FunctionGemmaToolParser(ToolParser):
     ) -> DeltaMessage | None:
         if "held" not in state:
             state.update(self.initial_state())
-        delta_text = _hold_partial_marker(state, delta_text)
+        merged: DeltaMessage | None = None
+        for piece in _segments(_hold_partial_marker(state, delta_text)):
+            merged = merge_deltas(merged, self._step(state, piece))
+        return merged
+
+    def _step(self, state: JSONState, delta_text: str) -> DeltaMessage | None:
+        """One piece of a chunk, holding at most one marker."""
         previous, _ = self.accumulate(state, "")
         state["_text"] = previous
         self.accumulate(state, delta_text)
@@ -140,18 +154,20 @@ class FunctionGemmaToolParser(ToolParser):
             return None
         name, args_text = partial[5:].split("{", 1)
         index = state["cur"]
+        named: DeltaMessage | None = None
         if not state["named"] and name:
             state["named"] = True
             state["args"][index] = {}
             call = DeltaToolCall(
                 index=index, id=self.new_tool_call_id(name), type="function", name=name
             )
-            return DeltaMessage(tool_calls=[call])
+            named = DeltaMessage(tool_calls=[call])
         if state["named"] and args_text:
+            # a chunk that completes the name may already hold arguments
             args = parse_arguments(args_text)
             if args:
-                return self._args_delta(state, index, args, final=False)
-        return None
+                return merge_deltas(named, self._args_delta(state, index, args, final=False))
+        return named
 
     def _closed_call(self, state: JSONState, current: str) -> DeltaMessage | None:
         index = state["cur"]
