@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     ToolParser,
     merge_tool_deltas,
 )
+from tokenfront.parsers.engines.chunk_pieces import split_at_markers, stream_by_token
 from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.retyped_json import settled_prefix
@@ -168,6 +169,24 @@ class MarkerRegexToolParser(ToolParser):
     def _stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
+        markers = {
+            token: text
+            for token, text in (
+                (self.calls_begin_id, self.calls_begin),
+                (self.calls_end_id, self.calls_end),
+                (self.call_begin_id, self.call_begin),
+                (self.call_end_id, self.call_end),
+            )
+            if token is not None
+        }
+        # vLLM's per-delta logic loses text around a marker inside a multi-token chunk: the
+        # chunk is read marker by marker (vLLM's whole-chunk answer stays where it agrees).
+        pieces = split_at_markers(delta_text, delta_ids, markers)
+        return stream_by_token(self._stream_piece, state, pieces, delta_text, delta_ids)
+
+    def _stream_piece(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
         current_text = state["text"] + delta_text
         # Only the text from the last call-begin marker on is ever looked at again.
         last_call = current_text.rfind(self.call_begin)
@@ -192,6 +211,24 @@ class MarkerRegexToolParser(ToolParser):
             )
         except Exception:
             return None
+
+    def _unsent_at_call_end(self, state: JSONState, current_text: str) -> str:
+        """The closed call's arguments not streamed yet (vLLM only sends a tail ending in
+        `"}` there, so a chunk holding the last arguments and the call end lost them)."""
+        body = current_text.split(self.call_begin)[-1].split(self.call_end)[0]
+        match = self.portion_regex.match(body)
+        if not match:
+            return ""
+        cur = state["cur"]
+        full, sent = match.group("arguments"), state["sent"][cur]
+        if len(full) <= len(sent) or not full.startswith(sent):
+            return ""
+        state["sent"][cur] = full
+        prev: list[dict[str, Any]] = state["prev"]
+        while len(prev) <= cur:
+            prev.append({})
+        prev[cur] = {"name": match.group("name"), "arguments": full}
+        return full[len(sent) :]
 
     def _stream_calls(
         self,
@@ -224,6 +261,10 @@ class MarkerRegexToolParser(ToolParser):
             portion = current_text.split(self.call_begin)[-1]
             text_portion = None
         elif cur_starts == cur_ends and cur_ends >= prev_ends:
+            if cur_ends > prev_ends and state["named"]:
+                rest = self._unsent_at_call_end(state, current_text)
+                if rest:
+                    return DeltaMessage(tool_calls=[DeltaToolCall(index=state["cur"], arguments=rest)])
             if not state["prev"]:
                 return None
             cur = state["cur"]

@@ -20,6 +20,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.chunk_pieces import merge_deltas
 from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, no_calls
 from tokenfront.parsers.registry import tool_parser
 
@@ -101,8 +102,8 @@ class Ernie45ToolParser(JsonToolParser):
             state["prev"][tool] = {"name": call.name, "arguments": json.loads(call.arguments)}
             state["streamed"][tool] = call.arguments
             state["tool"] = tool + 1
-            state["buffer"] = text[end + len(END) :]
-            return DeltaMessage(
+            rest = state["buffer"] = text[end + len(END) :]
+            delta = DeltaMessage(
                 content=found.content,
                 tool_calls=[
                     DeltaToolCall(
@@ -114,6 +115,11 @@ class Ernie45ToolParser(JsonToolParser):
                     )
                 ],
             )
+            at = rest.find(START)
+            if at != -1 and rest.find(END, at) != -1:
+                # the chunk holds the next whole call too (vLLM takes one call per chunk)
+                return merge_deltas([delta, self.step(state, "", "", "", [])])
+            return delta
         state["buffer"] = text[start:]
         content = text[:start].rstrip("\n")
         return DeltaMessage(content=content or None)

@@ -122,6 +122,10 @@ class Granite4ToolParser(JsonToolParser):
         if not state["in_call"]:
             state["in_call"] = True
             if end > 0:
+                if end > start:
+                    # a whole call in one chunk: the text after it is outside any call (vLLM
+                    # stays "in a call" there and drops the content before the next one)
+                    state["in_call"] = False
                 state["look_ahead"] = text[end + len(END) :]
                 return False, text[:start], text[start + len(START) : end]
             state["look_ahead"] = text[start:]

@@ -22,11 +22,9 @@ from tokenfront.parsers.base import (
     ToolCall,
 )
 from tokenfront.parsers.engines.json_calls import (
-    ALLOW_ALL,
-    ALLOW_NO_PARTIAL_STR,
     JsonToolParser,
     MalformedJSON,
-    advance_partial_calls,
+    advance_all_partial_calls,
     dumps,
     is_complete_json,
     no_calls,
@@ -101,9 +99,11 @@ class Granite20bFCToolParser(JsonToolParser):
             return DeltaMessage(content=current_text[sent:safe])
         lead = current_text[sent:at] if at > sent else ""
         state["content_sent"] = max(sent, at)
-        flags = ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR
         try:
-            delta = self._advance(state, current_text[at:], flags)
+            # every step a chunk holds (whole calls in one chunk) is taken, one call at a time
+            delta = advance_all_partial_calls(
+                state, lambda flags: self._parse(current_text[at:], flags), _BadCall
+            )
         except Exception:
             delta = None
         if lead:
@@ -121,7 +121,7 @@ class Granite20bFCToolParser(JsonToolParser):
         state["content_sent"] = len(text)
         return DeltaMessage(content=text[sent:])
 
-    def _advance(self, state: JSONState, text: str, flags: Any) -> DeltaMessage | None:
+    def _parse(self, text: str, flags: Any) -> tuple[list[Any], list[bool]] | None:
         calls: list[Any] = []
         complete: list[bool] = []
         pos = _skip_space(len(MARKER), text)
@@ -134,4 +134,4 @@ class Granite20bFCToolParser(JsonToolParser):
                 calls.append(obj)
         except MalformedJSON:
             return None
-        return advance_partial_calls(state, calls, complete, _BadCall)
+        return calls, complete

@@ -355,7 +355,9 @@ class MistralToolParser(JsonToolParser):
                 modified = True
                 current.arguments = (current.arguments or "") + piece
                 if phase_before != ARGS:
-                    current.arguments = current.arguments.lstrip()
+                    # the piece opening the arguments may hold the key's `:` too (a chunk of
+                    # several tokens): only the text from their `{` on is arguments
+                    current.arguments = current.arguments.lstrip(" \t\r\n:")
 
         if modified:
             self._emit(state, current, calls)

@@ -1,0 +1,120 @@
+"""Multi-token chunks read piece by piece, for per-delta logic written for one token per delta.
+
+vLLM's marker-counting stream parsers see a whole engine chunk at once; when one chunk holds
+a marker token and text around it (or several markers) their per-delta logic loses text.
+`split_at_markers` cuts a chunk so that every marker token is a piece of its own (the text
+runs between markers stay whole), `merge_deltas` joins the pieces' deltas into one chunk
+delta, and `same_effect` tells whether two chunk deltas send the same thing (so a parser
+can keep its whole-chunk answer, byte for byte, wherever that answer was already right).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tokenfront.parsers.base import DeltaMessage, merge_tool_deltas
+
+Piece = tuple[str, list[int]]
+
+
+def split_at_markers(text: str, ids: Sequence[int], markers: Mapping[int, str]) -> list[Piece]:
+    """`(text, ids)` pieces of a chunk: each marker token alone, the runs between them whole.
+
+    `markers` maps a marker's token id to its text. A chunk whose text does not hold its
+    marker ids' texts in order (a marker split off by the detokenizer) is one piece."""
+    pieces: list[Piece] = []
+    at, run = 0, []
+    for token in ids:
+        marker = markers.get(token)
+        if marker is None:
+            run.append(token)
+            continue
+        found = text.find(marker, at)
+        if found == -1:
+            return [(text, list(ids))]
+        if run or found > at:
+            pieces.append((text[at:found], run))
+        pieces.append((marker, [token]))
+        at, run = found + len(marker), []
+    if run or at < len(text):
+        pieces.append((text[at:], run))
+    return pieces
+
+
+def merge_deltas(deltas: Sequence[DeltaMessage | None]) -> DeltaMessage | None:
+    """One delta for a chunk's pieces: contents joined, tool-call deltas merged per call."""
+    sent = [d for d in deltas if d is not None]
+    if not sent:
+        return None
+    contents = [d.content for d in sent if d.content is not None]
+    reasoning = [d.reasoning for d in sent if d.reasoning is not None]
+    calls = [tc for d in sent for tc in d.tool_calls]
+    return DeltaMessage(
+        content="".join(contents) if contents else None,
+        reasoning="".join(reasoning) if reasoning else None,
+        tool_calls=merge_tool_deltas(calls),
+    )
+
+
+def _effect(delta: DeltaMessage | None) -> tuple[Any, ...]:
+    if delta is None:
+        return ("", "", ())
+    calls: dict[int, list[Any]] = {}
+    for tc in delta.tool_calls:
+        slot = calls.setdefault(tc.index, [False, "", ""])
+        slot[0] = slot[0] or tc.id is not None
+        slot[1] += tc.name or ""
+        slot[2] += tc.arguments or ""
+    return (
+        delta.content or "",
+        delta.reasoning or "",
+        tuple(sorted((k, *v) for k, v in calls.items())),
+    )
+
+
+def same_effect(a: DeltaMessage | None, b: DeltaMessage | None) -> bool:
+    """Whether two chunk deltas send the same text, calls, names and arguments (ids aside)."""
+    return _effect(a) == _effect(b)
+
+
+def token_pieces(tokenizer: Any, text: str, ids: Sequence[int]) -> list[Piece]:
+    """`(text, [id])` per token of a chunk; a token that ends inside a character gets no
+    text (the character goes with the token that completes it), the last one any rest."""
+    pieces: list[Piece] = []
+    shown = ""
+    for k, token in enumerate(ids):
+        upto = tokenizer.decode(list(ids[: k + 1]), skip_special_tokens=False)
+        if upto.endswith("\ufffd") or not text.startswith(upto):
+            pieces.append(("", [token]))
+            continue
+        pieces.append((upto[len(shown) :], [token]))
+        shown = upto
+    if pieces:
+        last_text, last_ids = pieces[-1]
+        pieces[-1] = (last_text + text[len(shown) :], last_ids)
+    return pieces
+
+
+def stream_by_token(
+    step: Callable[[Any, str, Sequence[int]], DeltaMessage | None],
+    state: Any,
+    pieces: Sequence[Piece],
+    text: str,
+    ids: Sequence[int],
+) -> DeltaMessage | None:
+    """A chunk of several pieces through per-delta `step` (on dict `state`): vLLM's
+    whole-chunk answer and state when the pieces fed one by one send the same (the stream
+    stays byte for byte vLLM's while its answers are right), else the pieces' merged deltas
+    and the state they leave."""
+    if len(pieces) <= 1:
+        return step(state, text, ids)
+    by_piece = copy.deepcopy(state)
+    merged = merge_deltas([step(by_piece, t, piece_ids) for t, piece_ids in pieces])
+    whole_state = copy.deepcopy(state)
+    whole = step(whole_state, text, ids)
+    kept = same_effect(whole, merged)
+    state.clear()
+    state.update(whole_state if kept else by_piece)
+    return whole if kept else merged
