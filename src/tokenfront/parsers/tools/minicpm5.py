@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
+from tokenfront.parsers.engines.json_calls import merge_deltas
 from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 from tokenfront.parsers.registry import tool_parser
 
@@ -39,6 +40,11 @@ _PARAM = re.compile(r"<param\s+name=['\"]([^'\"]+)['\"]>([\s\S]*?)</param>", re.
 _NAMELESS = re.compile(r"<param(?![^>]*\bname=)[^>]*>", re.DOTALL)
 _BLOCK = re.compile(r"<function.*?</function>", re.DOTALL)
 _CDATA = ("<![CDATA[", "]]>")
+
+
+def _progress(state: JSONState) -> tuple[Any, ...]:
+    """What a streaming step advances: the text consumed, the call and its sent arguments."""
+    return state["pl"], state["tid"], state["sent"], tuple(state["streamed"])
 
 
 def _normalize(text: str) -> str:
@@ -309,8 +315,18 @@ class MiniCPM5ToolParser(ToolParser):
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
         _, current = self.accumulate(state, delta_text)
+        text = _normalize(current)
         try:
-            return self._step(state, _normalize(current), delta_text)
+            merged = self._step(state, text, delta_text)
+            # vLLM's step sends one thing (a text gap, a block, a name) per delta; a chunk of
+            # several tokens gets the further steps now, as its later tokens would have had.
+            for _ in range(64 if len(delta_ids) > 1 else 0):
+                before = _progress(state)
+                delta = self._step(state, text, "")
+                if _progress(state) == before:
+                    break
+                merged = merge_deltas(merged, delta)
+            return merged
         except Exception:
             return None
 
