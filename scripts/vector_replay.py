@@ -1,13 +1,18 @@
 """Replay vLLM's parser-test vectors through real servers (the served derender endpoints).
 
-    vector_replay.py [--vllm | --server-cmd TEMPLATE] [--config NAME ...] [--parser NAME ...]
-                     [--chunkings 1 mix14 mix15 all] [--port-lo 21300 --port-hi 21399]
-                     [--report out.json] [--show N] [--jobs N]
+    vector_replay.py [--vllm | --server-cmd TEMPLATE] [--servers config|vector]
+                     [--config NAME ...] [--parser NAME ...] [--chunkings 1 mix14 mix15 all]
+                     [--prompt render|none] [--port-lo 21300 --port-hi 21399]
+                     [--report out.json] [--against other-report.json] [--show N] [--jobs N]
 
-For every config of ../shared/parity/configs.json it starts a server (tokenfront by default,
-`--vllm` for vLLM 0.33.0's render server in /work/vllm-venv, or any `--server-cmd` template with
-the placeholders of ../shared/parity/replay.py), picks the vectors of tests/parsers/vllm_vectors
-whose parser the config serves, and replays each one as the shared corpus's derender cases:
+It starts servers (tokenfront by default, `--vllm` for vLLM 0.33.0's render server in
+/work/vllm-venv, or any `--server-cmd` template with the placeholders of
+../shared/parity/replay.py) on the configs of ../shared/parity/configs.json:
+`--servers config` runs each config as it is with the vectors (tests/parsers/vllm_vectors) of the
+parsers it serves; `--servers vector` runs each parser name on the model (and other args) of the
+first config serving it, with exactly the parsers its vectors name (a tool vector's
+`reasoning_parser` too, a reasoning vector alone). Each vector is replayed as the shared corpus's
+derender cases:
 
 * the model output is tokenized by the server's own `/tokenize` (no special-token additions);
   the prompt is the server's own render of `{"messages": [user "Hi"], tools, tool_choice,
@@ -23,7 +28,10 @@ Each run is scored with `vllm_vectors_loader.check_result` plus the served check
 `unique_ids`, `stream_matches_nonstream` and `split_invariant` (vs the one-token stream).
 Vectors asserting only token-id facts (`is_reasoning_end_only`) or a raised exception are skipped.
 
-Match classes (column `match`): `exact` = the config serves exactly the parsers the vector names;
+`--against REPORT` compares with another run's `--report` (e.g. vLLM's): counts of pass/fail
+pairs and the runs that fail here but pass there.
+
+Match classes (column `match`): `exact` = the server has exactly the parsers the vector names;
 `extra` = the config adds a parser the vector does not name (e.g. a kimi_k2 tool vector under
 `--reasoning-parser kimi_k2` too; it runs through both, as a served request must); `missing` =
 the vector's test drove a reasoning parser the config lacks (it runs without it). Totals are
@@ -37,7 +45,7 @@ import collections
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,13 +209,13 @@ def one_shot_case(chat: dict[str, Any], prompt: list[int], ids: list[int]) -> di
 def stream_case(
     chat: dict[str, Any], prompt: list[int], ids: list[int], ends: list[int]
 ) -> dict[str, Any]:
-    chunks, start = [], 0
+    choices: list[dict[str, Any]] = []
+    start = 0
     for end in ends or [0]:
-        chunks.append(
-            {"request_id": "gen-stream", "choices": [{"index": 0, "token_ids": ids[start:end]}]}
-        )
+        choices.append({"index": 0, "token_ids": ids[start:end]})
         start = end
-    chunks[-1]["choices"][0]["finish_reason"] = "stop"
+    choices[-1]["finish_reason"] = "stop"
+    chunks = [{"request_id": "gen-stream", "choices": [choice]} for choice in choices]
     base = {
         "model": chat["model"],
         "chat_request": chat,
@@ -373,30 +381,85 @@ def _run(
     )
 
 
-def config_vectors(
-    cfg: dict[str, Any], parsers: set[str] | None
-) -> list[tuple[dict[str, Any], str]]:
-    tool, reasoning = config_parsers(cfg)
-    out = []
-    for name in {p for p in (tool, reasoning) if p}:
+Todo = list[tuple[dict[str, Any], str]]
+
+
+@dataclass
+class Plan:
+    """One server to start (a config, or a config's model with a vector's own parsers) and the
+    vectors to replay on it with their match class."""
+
+    name: str
+    cfg: dict[str, Any]
+    todo: Todo = field(default_factory=list)
+
+
+def _vectors_of(names: Iterable[str | None], parsers: set[str] | None) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for name in dict.fromkeys(n for n in names if n):
         if parsers and name not in parsers:
             continue
         try:
-            vectors = load_vectors(name)
+            out += [vec for vec in load_vectors(name) if runnable(vec)]
         except FileNotFoundError:
             continue
-        for vec in vectors:
-            match = match_class(vec, tool, reasoning)
-            if match and runnable(vec):
-                out.append((vec, match))
     return out
 
 
-def run_config(
-    name: str, cfg: dict[str, Any], a: argparse.Namespace, log: Callable[[str], None]
-) -> list[Run]:
-    todo = config_vectors(cfg, set(a.parser or ()) or None)
-    if not todo:
+def config_plans(configs: dict[str, dict[str, Any]], parsers: set[str] | None) -> list[Plan]:
+    """`--servers config`: each config as it is, with the vectors of its parsers."""
+    plans = []
+    for name, cfg in configs.items():
+        tool, reasoning = config_parsers(cfg)
+        plan = Plan(name, cfg)
+        for vec in _vectors_of((tool, reasoning), parsers):
+            match = match_class(vec, tool, reasoning)
+            if match:
+                plan.todo.append((vec, match))
+        plans.append(plan)
+    return plans
+
+
+def vector_plans(configs: dict[str, dict[str, Any]], parsers: set[str] | None) -> list[Plan]:
+    """`--servers vector`: each parser name on the model (and other args) of the first config
+    that serves it, with exactly the parsers its vectors name (a tool vector's
+    `reasoning_parser` too; a reasoning vector alone)."""
+    home: dict[str, str] = {}
+    for name, cfg in configs.items():
+        for parser in config_parsers(cfg):
+            if parser:
+                home.setdefault(parser, name)
+    plans: dict[tuple[str, str | None, str | None], Plan] = {}
+    for vec in _vectors_of(home, parsers):
+        tool = vec["parser"] if vec["kind"] == "tool" else None
+        reasoning = vec["parser"] if tool is None else vec.get("reasoning_parser")
+        base = home[vec["parser"]]
+        key = (base, tool, reasoning)
+        if key not in plans:
+            name = f"{base}:{tool or '-'}+{reasoning or '-'}"
+            plans[key] = Plan(name, _with_parsers(configs[base], tool, reasoning))
+        plans[key].todo.append((vec, "exact"))
+    return list(plans.values())
+
+
+def _with_parsers(cfg: dict[str, Any], tool: str | None, reasoning: str | None) -> dict[str, Any]:
+    args, rest = list(cfg.get("args", [])), []
+    while args:
+        arg = args.pop(0)
+        if arg in ("--tool-call-parser", "--reasoning-parser"):
+            args.pop(0)
+        elif arg != "--enable-auto-tool-choice":
+            rest.append(arg)
+    if tool:
+        rest += ["--tool-call-parser", tool, "--enable-auto-tool-choice"]
+    if reasoning:
+        rest += ["--reasoning-parser", reasoning]
+    return {**cfg, "args": rest}
+
+
+def run_plan(plan: Plan, a: argparse.Namespace, log: Callable[[str], None]) -> list[Run]:
+    name, cfg = plan.name, plan.cfg
+    if not plan.todo:
         return []
     model = cfg.get("served_model_name", Path(cfg["model"]).name)
     port = pick_port(a.port_lo, a.port_hi)
@@ -413,14 +476,14 @@ def run_config(
         if not srv.wait_healthy(a.start_timeout):
             log(f"[{name}] server did not start ({a.logs})")
             return []
-        log(f"[{name}] {len(todo)} vectors on {srv.url}")
+        log(f"[{name}] {len(plan.todo)} vectors on {srv.url}")
         limits = httpx.Limits(max_connections=a.jobs)
         with (
             httpx.Client(timeout=a.timeout, limits=limits) as client,
             ThreadPoolExecutor(a.jobs) as pool,
         ):
             target = Target(client, srv.url, name, model, tuple(a.chunkings), a.prompt)
-            batches = pool.map(lambda item: run_vector(target, *item), todo)
+            batches = pool.map(lambda item: run_vector(target, *item), plan.todo)
             return [run for batch in batches for run in batch]
     finally:
         srv.stop()
@@ -545,6 +608,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--parser", nargs="*", default=None, help="only these parser names")
     ap.add_argument("--chunkings", nargs="*", default=list(CHUNKINGS))
     ap.add_argument(
+        "--servers",
+        choices=("config", "vector"),
+        default="config",
+        help="config: each config as it is; vector: a config's model with a vector's parsers",
+    )
+    ap.add_argument(
         "--prompt",
         choices=("render", "none"),
         default="render",
@@ -568,11 +637,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     configs = load_configs(a.configs_file)
-    names = [n for n in configs if not a.config or n in a.config]
+    configs = {n: c for n, c in configs.items() if not a.config or n in a.config}
+    plan_for = vector_plans if a.servers == "vector" else config_plans
     t0 = time.time()
     runs: list[Run] = []
-    for name in names:
-        runs += run_config(name, configs[name], a, lambda s: print(s, flush=True))
+    for plan in plan_for(configs, set(a.parser or ()) or None):
+        runs += run_plan(plan, a, lambda s: print(s, flush=True))
     print(f"elapsed {time.time() - t0:.0f}s")
     if a.report:
         write_report(a.report, runs)
