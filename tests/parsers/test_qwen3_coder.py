@@ -43,10 +43,13 @@ def test_golden_stream(case: dict) -> None:
     check_golden_stream(case)
 
 
-def test_qwen3_xml_is_the_same_parser() -> None:
-    assert type(make("qwen3_xml")) is type(make("qwen3_coder"))
-    assert make("qwen3_coder").supports_required_and_named is False
-    assert make("qwen3_coder").engine_based is True
+def test_qwen3_xml_is_qwen3_coder_keeping_text_without_tool_choice() -> None:
+    xml, coder = make("qwen3_xml"), make("qwen3_coder")
+    assert isinstance(xml, type(coder))
+    assert coder.supports_required_and_named is False
+    assert coder.engine_based is True
+    # vLLM issue #55080 (tests/parser/test_tool_choice_none_preserves_content.py names qwen3_xml)
+    assert xml.keeps_text_without_tool_choice and not coder.keeps_text_without_tool_choice
 
 
 @pytest.mark.parametrize(

@@ -204,16 +204,28 @@ class ChatOutputParser:
             id_type=self.tool_call_id_type,
         )
 
+    def _extraction_skipped(self, tool: ToolParser, ctx: ParseContext) -> bool:
+        """No tool extraction: tool_choice "none", or a request without tools for a parser
+        that keeps the text then (its tool_choice left to the parser)."""
+        if ctx.tool_choice == "none":
+            return True
+        return tool.keeps_text_without_tool_choice and self.engine_based and not ctx.tools
+
+    def _markup_stripped(self, tool: ToolParser) -> bool:
+        """Whether a skipped extraction still runs the parser for the content it returns
+        (markup removed, calls dropped), as vLLM 0.33.0 does for engine-based pipelines."""
+        return self.engine_based and not tool.keeps_text_without_tool_choice
+
     def _extract_tool_calls(
         self, tool: ToolParser | None, content: str | None, ctx: ParseContext
     ) -> tuple[list[ToolCall] | None, str | None]:
         if tool is None:
             return [], content
-        choice = ctx.tool_choice
-        if choice == "none":
-            if self.engine_based:
+        if self._extraction_skipped(tool, ctx):
+            if self._markup_stripped(tool):
                 return [], tool.extract_tool_calls(content or "").content
             return [], content
+        choice = ctx.tool_choice
         supports = tool.supports_required_and_named
         named = ctx.named_function if isinstance(choice, dict) else None
         required = choice == "required"
@@ -461,14 +473,14 @@ class ChatOutputParser:
         ids: list[int],
         ctx: ParseContext,
     ) -> DeltaMessage | None:
-        choice = ctx.tool_choice
-        if choice == "none":
-            if self.engine_based:
+        if self._extraction_skipped(tool, ctx):
+            if self._markup_stripped(tool):
                 delta = tool.stream(st["t"], text, ids)
                 if delta is not None:
                     delta.tool_calls = []
                 return delta
             return DeltaMessage(content=text) if text else None
+        choice = ctx.tool_choice
         supports = tool.supports_required_and_named
         named = ctx.named_function if isinstance(choice, dict) else None
         id_type = self._id_type(tool)

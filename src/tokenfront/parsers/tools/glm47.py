@@ -126,6 +126,7 @@ class Glm45ToolParser(Glm47ToolParser):
     """
 
     name = "glm45"
+    keeps_text_without_tool_choice = True  # vLLM issue #55080 (docs/deviations.md)
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         """One-shot: a call without its `</tool_call>` is no call.

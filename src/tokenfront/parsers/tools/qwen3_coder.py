@@ -102,7 +102,7 @@ QWEN3_CODER = function_markup_grammar(
 )
 
 
-@tool_parser("qwen3_coder", "qwen3_xml")
+@tool_parser("qwen3_coder")
 class Qwen3CoderToolParser(MarkupToolParser):
     """Qwen3 XML tool calls, with the rules vLLM's own tests assert beyond vLLM 0.33.0.
 
@@ -246,3 +246,11 @@ _CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
 _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
 # After a held `</function>`: these show the call really ended there.
 _CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})
+
+
+@tool_parser("qwen3_xml")
+class Qwen3XmlToolParser(Qwen3CoderToolParser):
+    """qwen3_xml: qwen3_coder's grammar; tool_choice "none" or no request tools leave the
+    text alone (vLLM 0.33.0 dropped the call text; docs/deviations.md)."""
+
+    keeps_text_without_tool_choice = True
