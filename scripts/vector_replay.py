@@ -1,6 +1,6 @@
 """Replay vLLM's parser-test vectors through real servers (the served derender endpoints).
 
-    vector_replay.py [--vllm | --server-cmd TEMPLATE] [--servers config|vector]
+    vector_replay.py [--vllm | --server-cmd TEMPLATE] [--servers config|vector|hybrid]
                      [--config NAME ...] [--parser NAME ...] [--chunkings 1 mix14 mix15 all]
                      [--prompt render|none] [--port-lo 21300 --port-hi 21399]
                      [--report out.json] [--against other-report.json] [--show N] [--jobs N]
@@ -11,7 +11,8 @@ It starts servers (tokenfront by default, `--vllm` for vLLM 0.33.0's render serv
 `--servers config` runs each config as it is with the vectors (tests/parsers/vllm_vectors) of the
 parsers it serves; `--servers vector` runs each parser name on the model (and other args) of the
 first config serving it, with exactly the parsers its vectors name (a tool vector's
-`reasoning_parser` too, a reasoning vector alone). Each vector is replayed as the shared corpus's
+`reasoning_parser` too, a reasoning vector alone); `--servers hybrid` is `vector` except that a
+reasoning vector keeps its config's tool parser. Each vector is replayed as the shared corpus's
 derender cases:
 
 * the model output is tokenized by the server's own `/tokenize` (no special-token additions);
@@ -420,10 +421,13 @@ def config_plans(configs: dict[str, dict[str, Any]], parsers: set[str] | None) -
     return plans
 
 
-def vector_plans(configs: dict[str, dict[str, Any]], parsers: set[str] | None) -> list[Plan]:
+def vector_plans(
+    configs: dict[str, dict[str, Any]], parsers: set[str] | None, hybrid: bool = False
+) -> list[Plan]:
     """`--servers vector`: each parser name on the model (and other args) of the first config
     that serves it, with exactly the parsers its vectors name (a tool vector's
-    `reasoning_parser` too; a reasoning vector alone)."""
+    `reasoning_parser` too; a reasoning vector alone). `hybrid`: a reasoning vector keeps that
+    config's tool parser (no tools are declared, so only request-independent effects show)."""
     home: dict[str, str] = {}
     for name, cfg in configs.items():
         for parser in config_parsers(cfg):
@@ -431,9 +435,11 @@ def vector_plans(configs: dict[str, dict[str, Any]], parsers: set[str] | None) -
                 home.setdefault(parser, name)
     plans: dict[tuple[str, str | None, str | None], Plan] = {}
     for vec in _vectors_of(home, parsers):
+        base = home[vec["parser"]]
         tool = vec["parser"] if vec["kind"] == "tool" else None
         reasoning = vec["parser"] if tool is None else vec.get("reasoning_parser")
-        base = home[vec["parser"]]
+        if hybrid and tool is None:
+            tool = config_parsers(configs[base])[0]
         key = (base, tool, reasoning)
         if key not in plans:
             name = f"{base}:{tool or '-'}+{reasoning or '-'}"
@@ -609,10 +615,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--chunkings", nargs="*", default=list(CHUNKINGS))
     ap.add_argument(
         "--servers",
-        choices=("config", "vector"),
+        choices=("config", "vector", "hybrid"),
         default="config",
-        help="config: each config as it is; vector: a config's model with a vector's parsers",
+        help="config: each config as it is; vector: a config's model with a vector's parsers; "
+        "hybrid: vector, but reasoning vectors keep the config's tool parser",
     )
+    ap.add_argument("--kind", choices=("tool", "reasoning"), default=None, help="only these")
     ap.add_argument(
         "--prompt",
         choices=("render", "none"),
@@ -638,10 +646,15 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     configs = load_configs(a.configs_file)
     configs = {n: c for n, c in configs.items() if not a.config or n in a.config}
-    plan_for = vector_plans if a.servers == "vector" else config_plans
+    parsers = set(a.parser or ()) or None
+    if a.servers == "config":
+        plans = config_plans(configs, parsers)
+    else:
+        plans = vector_plans(configs, parsers, hybrid=a.servers == "hybrid")
     t0 = time.time()
     runs: list[Run] = []
-    for plan in plan_for(configs, set(a.parser or ()) or None):
+    for plan in plans:
+        plan.todo = [(vec, m) for vec, m in plan.todo if not a.kind or vec["kind"] == a.kind]
         runs += run_plan(plan, a, lambda s: print(s, flush=True))
     print(f"elapsed {time.time() - t0:.0f}s")
     if a.report:
