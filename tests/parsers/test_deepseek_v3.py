@@ -76,3 +76,18 @@ def test_stream_by_tokens() -> None:
     text = "Hi " + B + call("f", '{"city": "東京"}') + E
     _, content, calls = run_stream(parser(), token_chunks(text, "deepseek"))
     assert content == "Hi " and calls == [("f", '{"city": "東京"}')]
+
+
+@pytest.mark.parametrize("per", [2, 3, 5, 7, 1000])
+def test_calls_and_text_around_them_survive_multi_token_chunks(per: int) -> None:
+    text = "Hi " + B + call("f", '{"n": 42}') + call("g", "{}") + E + " after"
+    _, content, calls = run_stream(parser(), token_chunks(text, "deepseek", per))
+    assert calls == [("f", '{"n": 42}'), ("g", "{}")]
+    assert content == "Hi  after"
+
+
+def test_one_chunk_holding_the_whole_output_streams_the_call() -> None:
+    text = B + call("f", '{"a": "x"}') + E
+    deltas, _, calls = run_stream(parser(), token_chunks(text, "deepseek", 10_000))
+    assert calls == [("f", '{"a": "x"}')]
+    assert sum(d is not None and bool(d.tool_calls) for d in deltas) == 1

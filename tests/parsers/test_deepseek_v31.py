@@ -61,3 +61,22 @@ def test_remaining_args_after_stream() -> None:
     for chunk, ids in token_chunks(text, "deepseek"):
         p.stream(state, chunk, ids)
     assert p.remaining_args(state) == ""
+
+
+@pytest.mark.parametrize("per", [2, 3, 5, 7, 1000])
+def test_closing_brace_and_content_survive_multi_token_chunks(per: int) -> None:
+    text = f'normal text{B}{CB}f{SEP}{{"x":1}}{CE}{CB}g{SEP}{{}}{CE}{E}'
+    _, content, calls = run_stream(parser(), token_chunks(text, "deepseek", per))
+    assert calls == [("f", '{"x":1}'), ("g", "{}")]
+    assert content == "normal text"
+
+
+def test_arguments_and_call_end_in_one_chunk_flush_the_arguments() -> None:
+    p = parser()
+    state = p.initial_state()
+    pieces = token_chunks(f'{B}{CB}f{SEP}{{"a": 1', "deepseek")
+    tail = token_chunks(f'{B}{CB}f{SEP}{{"a": 1, "b": 2}}{CE}', "deepseek")[len(pieces) :]
+    for chunk, ids in pieces:
+        p.stream(state, chunk, ids)
+    delta = p.stream(state, "".join(t for t, _ in tail), [i for _, ids in tail for i in ids])
+    assert delta is not None and delta.tool_calls[0].arguments == ', "b": 2}'

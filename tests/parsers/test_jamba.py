@@ -54,3 +54,26 @@ def test_stream_two_calls() -> None:
 @pytest.mark.parametrize("vec", vectors("jamba"), ids=lambda v: v["source"].split("::")[-1])
 def test_vllm_vectors(vec: dict) -> None:
     assert check_vector(vec) == []
+
+
+WEATHER = (
+    ' <tool_calls>[\n    {"name": "get_current_weather", "arguments": '
+    '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}}\n]</tool_calls>'
+)
+
+
+@pytest.mark.parametrize("per", [2, 3, 5, 7, 1000])
+def test_one_chunk_arguments_and_text_before_the_calls_are_not_corrupted(per: int) -> None:
+    from calls_support import token_chunks as chunks_of
+
+    content, calls = joined(stream("jamba", MODEL, chunks_of(WEATHER, MODEL, per)))
+    assert content == " "
+    assert calls == [
+        ("get_current_weather", '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}')
+    ]
+
+
+def test_one_token_chunks_stream_as_vllm() -> None:
+    deltas = stream("jamba", MODEL, token_chunks(WEATHER, MODEL))
+    assert joined(deltas)[1][0][1] == '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}'
+    assert sum(1 for d in deltas if d.get("tool_calls")) > 5  # argument text as it grows

@@ -84,3 +84,28 @@ def test_json_events_resume_across_chunks() -> None:
 )
 def test_vllm_vectors(vec: dict) -> None:
     assert check_vector(vec) == []
+
+
+@pytest.mark.parametrize("per", [2, 3, 5, 1000])
+def test_granite4_content_between_whole_calls_in_one_chunk_is_kept(per: int) -> None:
+    from calls_support import token_chunks as chunks_of
+
+    text = (
+        'A <tool_call>{"name": "get_time", "arguments": {}}</tool_call> some explanation '
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> Z'
+    )
+    content, calls = joined(stream("granite4", MODEL, chunks_of(text, MODEL, per)))
+    assert content == "A  some explanation  Z"
+    assert calls == [("get_time", "{}"), ("get_weather", '{"city": "Paris"}')]
+
+
+@pytest.mark.parametrize("per", [2, 5, 1000])
+def test_ernie_two_whole_calls_in_one_chunk_both_stream(per: int) -> None:
+    from calls_support import token_chunks as chunks_of
+
+    text = (
+        'Text\n\n<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "東京"}}\n</tool_call>'
+    )
+    _, calls = joined(stream("ernie45", MODEL, chunks_of(text, MODEL, per)))
+    assert calls == [("get_time", "{}"), ("get_weather", '{"city": "東京"}')]

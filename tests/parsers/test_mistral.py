@@ -86,3 +86,17 @@ def test_stream_cut_off_call() -> None:
 @pytest.mark.parametrize("vec", vectors("mistral"), ids=lambda v: v["source"].split("::")[-1])
 def test_vllm_vectors(vec: dict) -> None:
     assert check_vector(vec) == []
+
+
+@pytest.mark.parametrize("per", [2, 3])
+def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
+    per: int,
+) -> None:
+    text = '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]'
+    tokens = token_chunks(text, "mistral")
+    chunks = [
+        ("".join(t for t, _ in tokens[i : i + per]), [n for _, ids in tokens[i : i + per] for n in ids])
+        for i in range(0, len(tokens), per)
+    ]
+    _, calls = joined(stream("mistral", "mistral", chunks))
+    assert calls == [("add", '{"a": 3, "b": 4}')]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import partial_json_parser
@@ -15,6 +16,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.chunk_pieces import token_pieces
 from tokenfront.parsers.engines.json_calls import (
     ALLOW_ALL,
     ALLOW_NO_PARTIAL_STR,
@@ -27,11 +29,35 @@ from tokenfront.parsers.engines.json_calls import (
     name_delta,
     no_calls,
 )
+from tokenfront.parsers.engines.shadow_stream import (
+    active_state,
+    client_remaining,
+    shadow_finish,
+    shadow_step,
+)
 from tokenfront.parsers.registry import tool_parser
 
 START = "<tool_calls>"
 END = "</tool_calls>"
 _CALLS_RE = re.compile(rf"{START}(.*?){END}", re.DOTALL)
+
+
+def _healthy(tokens: JSONState, joined: dict[str, Any]) -> bool:
+    """Whether streamed calls agree with the text so far: each name the parsed one, each
+    arguments text a prefix of the parsed arguments' JSON."""
+    body = tokens.get("text", "").split(START)[-1].split(END)[0]
+    try:
+        parsed = partial_json_parser.loads(body, ALLOW_ALL) if joined["calls"] else []
+    except Exception:
+        return False
+    if not isinstance(parsed, list) or len(parsed) < len(joined["calls"]):
+        return False
+    for (_, name, args), call in zip(joined["calls"], parsed, strict=False):
+        if not isinstance(call, dict) or (name and call.get("name") != name):
+            return False
+        if args and not dumps(call.get("arguments", {})).startswith(args):
+            return False
+    return True
 
 
 @tool_parser("jamba")
@@ -66,6 +92,25 @@ class JambaToolParser(JsonToolParser):
             tool_calls=calls,
             content=content if content and content != " " else None,
         )
+
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        # vLLM's per-delta logic (first arguments found by searching the delta's text, one
+        # step per chunk) loses text on chunks of several tokens: its answers are checked
+        # against the chunk read token by token (engines/shadow_stream.py).
+        pieces = token_pieces(self.tokenizer, delta_text, delta_ids)
+        return shadow_step(super().stream, state, delta_text, delta_ids, pieces, _healthy)
+
+    def remaining_args(self, state: JSONState) -> str:
+        if not state:
+            return ""
+        return client_remaining(state, super().remaining_args(active_state(state)))
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        if not state:
+            return None
+        return shadow_finish(state, super().remaining_args, _healthy)
 
     def step(
         self,
