@@ -71,6 +71,10 @@ class ThinkTokensParser(ReasoningParser):
         if len(ids) == 1 and ids[0] in (self.start_id, self.end_id):
             return None
         end_now = self.end_id in ids
+        if self.start_id in ids or ids.count(self.end_id) > 1 or (end_now and state["end"]):
+            # vLLM's per-chunk split keeps a start marker in the reasoning and drops the
+            # text before it: read the chunk as its tokens one at a time would be read.
+            return self._split_markers(state, text, ids)
         if state["start"]:
             if end_now:
                 return self._split_at_end(text)
@@ -94,6 +98,43 @@ class ThinkTokensParser(ReasoningParser):
             return DeltaMessage(content=text)
         return DeltaMessage(reasoning=text)
 
+    def _split_markers(
+        self, state: JSONState, text: str, ids: Sequence[int]
+    ) -> DeltaMessage | None:
+        """A chunk holding a start marker, or several markers, split as one token per delta.
+
+        Marker tokens before the reasoning end are dropped; text before the start marker is
+        reasoning (`start_optional`) or content; everything after the first end marker is
+        content as written (the reasoning parser no longer reads it).
+        """
+        started = bool(state["start"])
+        ended = bool(state["end"])
+        budget = {
+            self.start_token: ids.count(self.start_id),
+            self.end_token: ids.count(self.end_id),
+        }
+        reasoning: list[str] = []
+        content: list[str] = []
+        at = 0
+        while not ended:
+            marker, found = _next_marker(text, at, budget)
+            before = text[at:found] if marker else text[at:]
+            (reasoning if started or self.start_optional else content).append(before)
+            if not marker:
+                at = len(text)
+                break
+            budget[marker] -= 1
+            at = found + len(marker)
+            started = started or marker == self.start_token
+            ended = marker == self.end_token
+        content.append(text[at:])
+        if ended and not state["end"]:  # the reasoning ends here: shaped as vLLM's split
+            return DeltaMessage(reasoning="".join(reasoning), content="".join(content) or None)
+        r, c = "".join(reasoning), "".join(content)
+        if not r and not c:
+            return None
+        return DeltaMessage(reasoning=r or None, content=c or None)
+
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> tuple[DeltaMessage | None, bool]:
@@ -107,6 +148,16 @@ class ThinkTokensParser(ReasoningParser):
         if self.end_id in delta_ids:
             state["end"] = True
         state["prev"] = (list(state["prev"]) + list(delta_ids))[-2:]
+
+
+def _next_marker(text: str, at: int, budget: dict[str, int]) -> tuple[str, int]:
+    """The earliest marker (with ids left in `budget`) at or after `at`: (marker, offset)."""
+    best, best_at = "", len(text)
+    for marker, left in budget.items():
+        found = text.find(marker, at) if left > 0 else -1
+        if 0 <= found < best_at:
+            best, best_at = marker, found
+    return best, best_at
 
 
 class EndOnlyParser(ReasoningParser):

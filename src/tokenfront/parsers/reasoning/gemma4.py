@@ -8,6 +8,7 @@ one, and a prompt ending inside an open channel starts in reasoning.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -72,6 +73,18 @@ def _gemma4(thinking: bool) -> Grammar:
     )
 
 
+def _opens_reasoning(text: str) -> bool:
+    """A first streamed chunk that is reasoning whose `<|channel>` opener the model left out.
+
+    vLLM 0.33.0 (and one-shot) also opens it for a first chunk holding `<channel|>`; one token
+    per chunk never does (the first token is the text before it), so neither does a stream
+    here: the chunking must not decide whether text is reasoning (docs/deviations.md).
+    """
+    if not text or CHANNEL_START in text:
+        return False
+    return text.startswith(THOUGHT_PREFIX) or text == THOUGHT_PREFIX.rstrip()
+
+
 @reasoning_parser("gemma4")
 class Gemma4ReasoningParser(GrammarReasoningParser):
     spec = GrammarSpec(_gemma4, gemma4_thinking, plain_when_off=False)
@@ -88,10 +101,16 @@ class Gemma4ReasoningParser(GrammarReasoningParser):
         state.update({"fed": False, "rt": "", "ps": False})
         return state
 
+    def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
+        state = super().initial_state(prompt_token_ids)
+        state["sm"] = True  # streaming: the first chunk alone decides nothing by `<channel|>`
+        return state
+
     def _feed(self, st: JSONState, text: str) -> list[tuple[str, str]]:
         if not st.get("fed", True):
             st["fed"] = True
-            if st["st"] == TEXT and self.has_channel_ids and needs_channel_opener(text):
+            opens = _opens_reasoning if st.get("sm") else needs_channel_opener
+            if st["st"] == TEXT and self.has_channel_ids and opens(text):
                 text = CHANNEL_START + text
         return super()._feed(st, text)
 

@@ -80,6 +80,13 @@ class GraniteReasoningParser(ReasoningParser):
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> tuple[DeltaMessage | None, bool]:
+        merged: DeltaMessage | None = None
+        for piece in _pieces(state, delta_text):
+            merged = _merge(merged, self._step(state, piece))
+        return merged, False
+
+    def _step(self, state: JSONState, delta_text: str) -> DeltaMessage | None:
+        """vLLM's per-delta reading of one piece of a chunk."""
         st = state
         prev_n = st["n"]
         prev_head = st["head"]
@@ -110,8 +117,8 @@ class GraniteReasoningParser(ReasoningParser):
             assert resp is not None
             delta = self._both(delta_text, reasoning_len, content_len, n, resp[1])
         if not delta.content and not delta.reasoning:
-            return None, False
-        return delta, False
+            return None
+        return delta
 
     @staticmethod
     def _no_reasoning(prev_head: str, prev_n: int, delta: str, n: int) -> DeltaMessage:
@@ -158,3 +165,43 @@ class GraniteReasoningParser(ReasoningParser):
             start = reasoning_len + seq + content_len - 1 - (n - len(delta))
             reasoning = delta[max(start, 0) : end]
         return DeltaMessage(reasoning=reasoning, content=content)
+
+
+def _pieces(state: JSONState, text: str) -> list[str]:
+    """`text` cut where vLLM's per-delta reading needs a delta boundary.
+
+    vLLM reads a delta as if it held at most one section boundary: a chunk that completes the
+    thought-process marker and goes on puts the marker in the reasoning, one that holds the end
+    of the reasoning and the response marker drops that reasoning, and only the last `Here` of
+    a delta is checked as a possible response marker. So a chunk is cut at the reasoning start,
+    at every `Here` in the reasoning, around the response marker's `Here` and after the marker.
+    """
+    probe = dict(state)
+    GraniteReasoningParser._sections(probe, text)
+    base, rs, resp = state["n"], probe["rs"], probe["resp"]
+    cuts: set[int] = set()
+    stop = len(text)
+    if rs is not None and state["rs"] is None:
+        cuts.add(rs - base)
+    if resp is not None and state["resp"] is None and resp[0] > rs:
+        # (an empty or one-character reasoning is vLLM's "no reasoning" reading: left whole)
+        marker_at = resp[0] + 1 - base
+        cuts |= {marker_at, marker_at + len("Here"), resp[2] - base}
+        stop = marker_at
+    if rs is not None:
+        at = text.find("Here", max(rs - base, 0))
+        while 0 <= at < stop:
+            cuts.add(at)
+            at = text.find("Here", at + 1)
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)] or [text]
+
+
+def _merge(merged: DeltaMessage | None, delta: DeltaMessage | None) -> DeltaMessage | None:
+    if merged is None or delta is None:
+        return merged or delta
+    if delta.reasoning is not None:
+        merged.reasoning = (merged.reasoning or "") + delta.reasoning
+    if delta.content is not None:
+        merged.content = (merged.content or "") + delta.content
+    return merged
