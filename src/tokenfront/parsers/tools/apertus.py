@@ -5,7 +5,8 @@ first block's JSON array (partial JSON when it does not parse) gives the calls; 
 block, any text after the array and after the block is content (stripped, joined by
 newlines). Streaming holds back possible marker prefixes, then streams each call's name and
 its argument JSON, closing brackets and quotes held back until the block is complete. Inside
-and at the end of a block, a chunk that brings no call delta is dropped (content too), as in vLLM.
+and at the end of a block, a chunk that brings no call delta is dropped (content too), as in vLLM,
+except the text before the block's marker in that chunk.
 """
 
 from __future__ import annotations
@@ -130,9 +131,10 @@ class ApertusToolParser(ToolParser):
         if not inside and not just_finished:
             text = delta.replace(PREFIX, "").replace(SUFFIX, "")
             return DeltaMessage(content=text) if text else None
-        content = ""
+        content = lead = ""
         if PREFIX in delta:
-            content += delta.split(PREFIX)[0].replace(SUFFIX, "")
+            lead = delta.split(PREFIX)[0].replace(SUFFIX, "")
+            content += lead
         if just_finished:
             if completed and json_end is not None:
                 # vLLM slices the raw text here, so a held marker prefix (`]<` then
@@ -150,8 +152,10 @@ class ApertusToolParser(ToolParser):
         if calls:
             return DeltaMessage(content=content or None, tool_calls=calls)
         # vLLM builds this delta with `tool_calls=None`, which its DeltaMessage rejects; the
-        # parser's error handler then drops the chunk, content and all.
-        return None
+        # parser's error handler then drops the chunk, content and all. Text before the
+        # block's marker in the same chunk (never there one token per delta: the marker is
+        # held until it completes) is content all the same.
+        return DeltaMessage(content=lead) if lead else None
 
     def _diff(self, st: JSONState, body: str, final: bool) -> list[DeltaToolCall]:
         try:
