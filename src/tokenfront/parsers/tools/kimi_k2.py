@@ -23,6 +23,9 @@ class KimiK2ToolParser(SectionToolParser):
     # Deviation from vLLM 0.33.0 (docs/deviations.md): streamed arguments equal the one-shot
     # ones when the schema retypes a value (tests/parser/engine/test_kimi_k2_streaming.py).
     retype_streamed_args = True
+    # tool_choice "none" / no request tools: the text after `<|tool_calls_section_begin|>` is
+    # kept (vLLM #55080; the issue-8 kimi_k2 class, docs/deviations.md)
+    keeps_text_without_tool_choice = True
 
     def wants_special_tokens(self) -> bool:
         """vLLM's adjust_request: keep special tokens when tools are given and not 'none'."""
