@@ -84,16 +84,6 @@ def test_granite_one_token_deltas_are_unchanged() -> None:
     assert deltas[6:] == [("A", None), (" ", None), None, ("Here is x", None)]
 
 
-def test_plamo3_content_before_the_turn_tag_in_the_reasoning_end_chunk_is_kept() -> None:
-    model = run.model_for({"parser": "plamo3"})
-    chunks = [
-        "<|plamo:begin_think:plamo|>reasoning",
-        "<|plamo:end_think:plamo|>answer<|plamo:tag|>",
-        "ignored",
-    ]
-    assert _joined(_stream("plamo3", model, chunks)) == ("reasoning", "answer")
-
-
 def test_gemma4_first_chunk_with_channel_end_but_no_opener_is_content() -> None:
     model = run.model_for({"parser": "gemma4"})
     text = "This is a reasoning section<channel|>This is the rest"

@@ -122,13 +122,8 @@ class Plamo3ReasoningParser(GrammarReasoningParser):
         """
         if not text:
             return text  # an empty content delta stays one (vLLM streams `""`)
-        if state.get("eot"):
+        if state.get("eot") or state.get("st") == S_AFTER_TURN:  # the tag ended the reasoning
             return None
-        if state.get("st") == S_AFTER_TURN:
-            # the grammar read the tag in the chunk that ended the reasoning: its content
-            # (`answer` of `<end_think>answer<tag>`) already stops there; later chunks are dropped
-            state["eot"], state["eh"] = True, ""
-            return text
         current = state.get("eh", "") + text
         at = current.find(EOT)
         if at >= 0:
