@@ -350,3 +350,41 @@ SAMPLES = [
 def test_stream_concatenation_does_not_depend_on_chunking(text: str) -> None:
     results = {json.dumps(joined(stream_all(parser(), text, ctx(), per))) for per in (1, 2, 3, 7)}
     assert len(results) == 1, results
+
+
+def _hunyuan_stream(text: str, tool: str | None) -> tuple[str, str, list[Any]]:
+    """synthetic-multi (Qwen's vocabulary) streamed one token per delta through hunyuan_a13b."""
+    tok = tokenizer("synthetic-multi")
+    p = ChatOutputParser(tok, tool, "hunyuan_a13b", enable_auto_tools=tool is not None)
+    c = ctx(tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}])
+    ids = tok.encode(text, add_special_tokens=False)
+    state: Any = None
+    shown = ""
+    reasoning = content = ""
+    calls: list[Any] = []
+    for k in range(len(ids)):
+        full = tok.decode(ids[: k + 1], skip_special_tokens=False)
+        delta, state = p.stream(state, full[len(shown) :], ids[k : k + 1], c, finished=k == len(ids) - 1)
+        shown = full
+        if delta is not None:
+            reasoning += delta.reasoning or ""
+            content += delta.content or ""
+            calls += delta.tool_calls
+    return reasoning, content, calls
+
+
+def test_hunyuan_markers_are_matched_as_text_on_another_vocabulary() -> None:
+    # vLLM matches Hunyuan's cl100k ids, never found in Qwen's vocabulary (docs/deviations.md)
+    text = "<think>\nplan a\nb\n</think>\n<answer>\nThe answer < 3\n</answer>"
+    assert _hunyuan_stream(text, None)[:2] == ("plan a\nb", "The answer < 3")
+
+
+def test_hunyuan_text_markers_hand_the_answer_to_the_tool_parser() -> None:
+    text = '<think>\nplan\n</think>\n<answer>\n<tool_calls>[{"name": "f", "arguments": {}}]</tool_calls>'
+    reasoning, _, calls = _hunyuan_stream(text, "hunyuan_a13b")
+    assert reasoning == "plan"
+    assert [c.name for c in calls if c.name] == ["f"]
+
+
+def test_hunyuan_held_marker_start_is_released_at_the_end() -> None:
+    assert _hunyuan_stream("no think here <thi", None)[:2] == ("", "no think here <thi")

@@ -123,8 +123,6 @@ def gpt_oss_model() -> str:
 def model_for(vec: dict[str, Any]) -> str:
     if vec.get("test_model"):  # a tests/models dir with the vocabulary the vLLM test used
         return str(Path(__file__).resolve().parents[1] / "models" / vec["test_model"])
-    if vec["parser"] == "hunyuan_a13b" and vec.get("kind") == "reasoning":
-        return "llama3"  # its reasoning markers are matched as cl100k token ids
     if vec.get("mistral_tokenizer") == "v13" and vec.get("kind") == "reasoning":
         return str(MISTRAL_V13)
     if vec.get("mistral_tokenizer") == "v11" and vec.get("kind") == "reasoning":

@@ -1,7 +1,9 @@
-"""hunyuan_a13b: `<think>\\n...\\n</think>\\n<answer>\\n...\\n</answer>` tracked by id sequences.
+"""hunyuan_a13b: `<think>\\n...\\n</think>\\n<answer>\\n...\\n</answer>` tracked while streaming.
 
-vLLM's parser matches fixed token-id sequences of the Hunyuan tokenizer; with another
-tokenizer the sequences are just numbers, which is reproduced as is. vLLM 0.33.0 insists on one
+vLLM's parser matches fixed token-id sequences of the Hunyuan tokenizer. Where the tokenizer
+spells the markers with those ids (or there is none) that is done here too; with another
+vocabulary vLLM's sequences never match and every streamed token is content, which contradicts
+its tests: the same markers are then matched as text (docs/deviations.md). vLLM 0.33.0 insists on one
 token per streamed chunk (an assertion: the request fails); vLLM's
 tests/reasoning/test_hunyuan_reasoning_parser.py asserts that a multi-token chunk gives what
 feeding its tokens one at a time gives, which is what happens here (docs/deviations.md).
@@ -14,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from tokenfront.parsers.base import DeltaMessage, JSONState, ReasoningParser
-from tokenfront.parsers.engines.marker_drop import drop_marker_flush, drop_marker_step
+from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
+from tokenfront.parsers.engines.marker_drop import drop_marker_flush, drop_marker_step, held_len
 from tokenfront.parsers.registry import reasoning_parser
 
 THINK_START_IDS = [14023, 771, 397]
@@ -25,6 +28,9 @@ RESPONSE_START_IDS = [198, 524, 27963, 397, 27, 9399, 397]
 RESPONSE_START_FAST_IDS = [524, 27963, 397, 27, 9399, 397]
 RESPONSE_END_IDS = [198, 524, 9399, 29]
 RESPONSE_END = "\n</answer>"
+THINK_START = "<think>\n"
+RESPONSE_START = "\n</think>\n<answer>\n"
+RESPONSE_START_FAST = RESPONSE_START[1:]
 
 _FULL = re.compile(r"(?:<think>\n(.*?)\n</think>\n<answer>\n)?(.*?)\n</answer>", re.DOTALL)
 _HALF = re.compile(r"<think>\n(.*?)\n</think>\n<answer>\n(.*)", re.DOTALL)
@@ -40,6 +46,10 @@ _NEXT = {"idle": "think", "think": "response", "response": "idle"}
 
 @reasoning_parser("hunyuan_a13b")
 class HunyuanA13BReasoningParser(ReasoningParser):
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        self.by_text = tokenizer is not None and not _spells_markers_with_ids(tokenizer)
+
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         # vLLM answers from the parser's own streaming state: never ended for a prompt.
         return False
@@ -66,10 +76,12 @@ class HunyuanA13BReasoningParser(ReasoningParser):
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> tuple[DeltaMessage | None, bool]:
-        if len(delta_ids) == 1:
-            return self._step(state, delta_text, delta_ids[0])
         if not delta_ids:
             raise AssertionError("hunyuan_a13b streams at least one token per chunk")
+        if self.by_text:
+            return _stream_text(state, delta_text)
+        if len(delta_ids) == 1:
+            return self._step(state, delta_text, delta_ids[0])
         content: list[str] = []
         reasoning: list[str] = []
         for piece, token in zip(self._pieces(delta_text, delta_ids), delta_ids, strict=True):
@@ -87,6 +99,12 @@ class HunyuanA13BReasoningParser(ReasoningParser):
         return DeltaMessage(
             content="".join(content) or None, reasoning="".join(reasoning) or None
         ), ended
+
+    def fallback_content(self, state: JSONState) -> str | None:
+        """A held `<think>` start that never completed is content (text matching only)."""
+        if state["state"] == "idle":
+            return state.pop("held", "") or None
+        return None
 
     def content_after_reasoning(self, state: JSONState, text: str) -> str | None:
         """Pipeline hook (no tool parser): the answer without its `\\n</answer>` end marker."""
@@ -161,3 +179,55 @@ class HunyuanA13BReasoningParser(ReasoningParser):
             else:
                 delta = DeltaMessage(content=buffered)
         return delta, state["state"] == "response"
+
+
+def _spells_markers_with_ids(tokenizer: Any) -> bool:
+    encode = getattr(tokenizer, "encode", None)
+    if encode is None:
+        return True
+    try:
+        return bool(
+            encode(THINK_START, add_special_tokens=False) == THINK_START_IDS
+            and encode(RESPONSE_START, add_special_tokens=False) == RESPONSE_START_IDS
+        )
+    except Exception:  # a tokenizer that cannot encode plain text: keep vLLM's id matching
+        return True
+
+
+def _stream_text(state: JSONState, delta_text: str) -> tuple[DeltaMessage | None, bool]:
+    """The id machine's idle -> think -> response path, with the markers matched as text.
+
+    A possible marker start is held back; what follows the reasoning in the chunk that ends it
+    is returned as content (the pipeline passes it on, as for any parser).
+    """
+    pending = state.get("held", "") + delta_text
+    reasoning = content = ""
+    if state["state"] == "idle":
+        at = pending.find(THINK_START)
+        if at < 0:
+            keep = held_len(pending, THINK_START)
+            state["held"] = pending[len(pending) - keep :] if keep else ""
+            out = pending[: len(pending) - keep]
+            if not (out or delta_text or keep):  # vLLM's empty delta for a split character
+                return DeltaMessage(content=""), False
+            return (DeltaMessage(content=out) if out else None), False
+        content, pending = pending[:at], pending[at + len(THINK_START) :]
+        state["state"] = "think"
+    at = pending.find(RESPONSE_START_FAST)
+    if at < 0:
+        keep = held_len(pending, RESPONSE_START, RESPONSE_START_FAST)
+        state["held"] = pending[len(pending) - keep :] if keep else ""
+        reasoning = pending[: len(pending) - keep]
+        if not (reasoning or content or delta_text or keep):
+            return DeltaMessage(reasoning=""), False
+        if not (reasoning or content):
+            return None, False
+        return DeltaMessage(content=content or None, reasoning=reasoning or None), False
+    cut = at - 1 if at > 0 and pending[at - 1] == "\n" else at
+    reasoning, after = pending[:cut], pending[at + len(RESPONSE_START_FAST) :]
+    state["state"] = "response"
+    state["held"] = ""
+    content += after
+    if not (reasoning or content):
+        return None, True
+    return DeltaMessage(content=content or None, reasoning=reasoning or None), True
