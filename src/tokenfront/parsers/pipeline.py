@@ -387,6 +387,8 @@ class ChatOutputParser:
                 if tool is not None:
                     if delta is not None:
                         delta.content = None
+                    if _filters_tool_text(rp):
+                        tool_text = rp.content_after_reasoning(st["r"], tool_text) or ""  # type: ignore[attr-defined]
                 elif tool_text:
                     delta = delta or DeltaMessage()
                     delta.content = tool_text
@@ -395,6 +397,11 @@ class ChatOutputParser:
 
         if tool is not None and st["re"]:
             st["ts"] = True
+            if rp is not None and _filters_tool_text(rp):
+                if not transitioned:
+                    tool_text = rp.content_after_reasoning(st["r"], tool_text) or ""  # type: ignore[attr-defined]
+                if finished:
+                    tool_text += rp.content_after_reasoning_flush(st["r"]) or ""  # type: ignore[attr-defined]
             batch_reasoning = delta.reasoning if delta else None
             delta = self._tool_delta(st, tool, tool_text, tool_ids, ctx)
             if batch_reasoning:
@@ -506,6 +513,12 @@ class ChatOutputParser:
             st["fr"] = st["req"]["any"]
             return delta
         return tool.stream(st["t"], text, ids)
+
+
+def _filters_tool_text(rp: ReasoningParser) -> bool:
+    """Whether the reasoning parser's `content_after_reasoning` hook also runs before the tool
+    parser (hunyuan_a13b: `\\n</answer>` is dropped as one-shot drops it)."""
+    return bool(getattr(rp, "filters_tool_text", False))
 
 
 def _post_reasoning(

@@ -9,7 +9,7 @@ tests/reasoning/test_hunyuan_reasoning_parser.py asserts that a multi-token chun
 feeding its tokens one at a time gives, which is what happens here (docs/deviations.md).
 Served with the reasoning parser alone, vLLM 0.33.0 sends the answer after the reasoning ended
 unparsed, `\n</answer>` included; the test's parser drops that end marker (one-shot does too),
-and so does the `content_after_reasoning` hook here.
+and so does the `content_after_reasoning` hook here, before the tool parser too.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ _NEXT = {"idle": "think", "think": "response", "response": "idle"}
 
 @reasoning_parser("hunyuan_a13b")
 class HunyuanA13BReasoningParser(ReasoningParser):
+    filters_tool_text = True  # the tool parser gets the answer without `\n</answer>` too
+
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
         self.by_text = tokenizer is not None and not _spells_markers_with_ids(tokenizer)
