@@ -388,3 +388,8 @@ def test_hunyuan_text_markers_hand_the_answer_to_the_tool_parser() -> None:
 
 def test_hunyuan_held_marker_start_is_released_at_the_end() -> None:
     assert _hunyuan_stream("no think here <thi", None)[:2] == ("", "no think here <thi")
+
+
+def test_hunyuan_answer_end_marker_is_dropped_before_the_tool_parser() -> None:
+    text = "<think>\nplan\n</think>\n<answer>\nThe answer\n</answer>"
+    assert _hunyuan_stream(text, "hunyuan_a13b")[:2] == ("plan", "The answer")
