@@ -352,10 +352,12 @@ def test_stream_concatenation_does_not_depend_on_chunking(text: str) -> None:
     assert len(results) == 1, results
 
 
-def _hunyuan_stream(text: str, tool: str | None) -> tuple[str, str, list[Any]]:
-    """synthetic-multi (Qwen's vocabulary) streamed one token per delta through hunyuan_a13b."""
-    tok = tokenizer("synthetic-multi")
-    p = ChatOutputParser(tok, tool, "hunyuan_a13b", enable_auto_tools=tool is not None)
+def _stream_tokens(
+    text: str, tool: str | None, reasoning_parser: str, model: str = "synthetic-multi"
+) -> tuple[str, str, list[Any]]:
+    """`text` streamed one token per delta: (reasoning, content, tool call deltas)."""
+    tok = tokenizer(model)
+    p = ChatOutputParser(tok, tool, reasoning_parser, enable_auto_tools=tool is not None)
     c = ctx(tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}])
     ids = tok.encode(text, add_special_tokens=False)
     state: Any = None
@@ -371,6 +373,11 @@ def _hunyuan_stream(text: str, tool: str | None) -> tuple[str, str, list[Any]]:
             content += delta.content or ""
             calls += delta.tool_calls
     return reasoning, content, calls
+
+
+def _hunyuan_stream(text: str, tool: str | None) -> tuple[str, str, list[Any]]:
+    """synthetic-multi (Qwen's vocabulary) through hunyuan_a13b."""
+    return _stream_tokens(text, tool, "hunyuan_a13b")
 
 
 def test_hunyuan_markers_are_matched_as_text_on_another_vocabulary() -> None:
@@ -393,3 +400,9 @@ def test_hunyuan_held_marker_start_is_released_at_the_end() -> None:
 def test_hunyuan_answer_end_marker_is_dropped_before_the_tool_parser() -> None:
     text = "<think>\nplan\n</think>\n<answer>\nThe answer\n</answer>"
     assert _hunyuan_stream(text, "hunyuan_a13b")[:2] == ("plan", "The answer")
+
+
+def test_qwen3_repeated_think_end_is_dropped_before_the_tool_parser() -> None:
+    # as one-shot drops it (tests/parser/engine/test_qwen3_reasoning.py, docs/deviations.md)
+    text = "reasoning</think>content</think>more"
+    assert _stream_tokens(text, "hermes", "qwen3", "qwen3")[:2] == ("reasoning", "contentmore")

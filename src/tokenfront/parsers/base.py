@@ -255,6 +255,15 @@ class ReasoningParser:
         """Content to promote when the stream ends inside reasoning (rarely used)."""
         return None
 
+    def text_for_tool_parser(self, state: JSONState, text: str) -> str:
+        """Streamed text after the reasoning, as the tool parser should see it (one-shot's
+        `extract_reasoning` may drop markers from the content it hands over)."""
+        return text
+
+    def text_for_tool_parser_flush(self, state: JSONState) -> str:
+        """What `text_for_tool_parser` still holds when the stream ends."""
+        return ""
+
 
 class ToolParser:
     """Finds tool calls in (post-reasoning) content. See the module docstring."""

@@ -296,6 +296,7 @@ class ChatOutputParser:
             "r": None,
             "t": None,
             "re": False,
+            "ro": False,  # the reasoning ended in the output (not in the prompt)
             "ts": False,
             "pc": False,
             "fr": False,
@@ -374,7 +375,7 @@ class ChatOutputParser:
                 # token ids are gone, so the tool parser reads its markers from the text
                 ended = held_end = bool(ends_at_finish(st["r"]))
             if ended:
-                st["re"] = True
+                st["re"] = st["ro"] = True
                 transitioned = True
                 tool_ids = [] if held_end else rp.extract_content_ids(delta_ids)
                 held_ids = getattr(rp, "held_content_ids", None)
@@ -387,8 +388,7 @@ class ChatOutputParser:
                 if tool is not None:
                     if delta is not None:
                         delta.content = None
-                    if _filters_tool_text(rp):
-                        tool_text = rp.content_after_reasoning(st["r"], tool_text) or ""  # type: ignore[attr-defined]
+                    tool_text = rp.text_for_tool_parser(st["r"], tool_text)
                 elif tool_text:
                     delta = delta or DeltaMessage()
                     delta.content = tool_text
@@ -397,11 +397,11 @@ class ChatOutputParser:
 
         if tool is not None and st["re"]:
             st["ts"] = True
-            if rp is not None and _filters_tool_text(rp):
+            if rp is not None and st.get("ro"):
                 if not transitioned:
-                    tool_text = rp.content_after_reasoning(st["r"], tool_text) or ""  # type: ignore[attr-defined]
+                    tool_text = rp.text_for_tool_parser(st["r"], tool_text)
                 if finished:
-                    tool_text += rp.content_after_reasoning_flush(st["r"]) or ""  # type: ignore[attr-defined]
+                    tool_text += rp.text_for_tool_parser_flush(st["r"])
             batch_reasoning = delta.reasoning if delta else None
             delta = self._tool_delta(st, tool, tool_text, tool_ids, ctx)
             if batch_reasoning:
@@ -513,12 +513,6 @@ class ChatOutputParser:
             st["fr"] = st["req"]["any"]
             return delta
         return tool.stream(st["t"], text, ids)
-
-
-def _filters_tool_text(rp: ReasoningParser) -> bool:
-    """Whether the reasoning parser's `content_after_reasoning` hook also runs before the tool
-    parser (hunyuan_a13b: `\\n</answer>` is dropped as one-shot drops it)."""
-    return bool(getattr(rp, "filters_tool_text", False))
 
 
 def _post_reasoning(

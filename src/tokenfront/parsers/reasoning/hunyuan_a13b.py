@@ -46,8 +46,6 @@ _NEXT = {"idle": "think", "think": "response", "response": "idle"}
 
 @reasoning_parser("hunyuan_a13b")
 class HunyuanA13BReasoningParser(ReasoningParser):
-    filters_tool_text = True  # the tool parser gets the answer without `\n</answer>` too
-
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
         self.by_text = tokenizer is not None and not _spells_markers_with_ids(tokenizer)
@@ -115,6 +113,12 @@ class HunyuanA13BReasoningParser(ReasoningParser):
             state["ids"] = []
             state["text"] = ""
         return drop_marker_step(state, "held", text, RESPONSE_END) or None
+
+    def text_for_tool_parser(self, state: JSONState, text: str) -> str:
+        return self.content_after_reasoning(state, text) or ""
+
+    def text_for_tool_parser_flush(self, state: JSONState) -> str:
+        return self.content_after_reasoning_flush(state) or ""
 
     def content_after_reasoning_flush(self, state: JSONState) -> str | None:
         out = ""

@@ -167,6 +167,13 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
         st["st"] = TEXT  # the reasoning is over (the prompt may have closed it)
         return "".join(v for k, v in self._feed(st, text) if k == "T") or None
 
+    def text_for_tool_parser(self, st: JSONState, text: str) -> str:
+        """A repeated `</think>` is dropped before the tool parser too, as one-shot drops it
+        (one token in Qwen's vocabulary, so never split across chunks: nothing is held)."""
+        if not self.quoted_call_stays_reasoning:
+            return text
+        return text.replace("</think>", "")
+
     def content_after_reasoning_flush(self, st: JSONState) -> str | None:
         if not self.quoted_call_stays_reasoning:
             return None
