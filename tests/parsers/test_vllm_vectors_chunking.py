@@ -36,24 +36,6 @@ NOT_YET = {
         "hy_v3: a second call cut off before </tool_call> is lost when the whole output "
         "comes in one chunk"
     ),
-    ("tests/reasoning/test_plamo3_reasoning_parser.py::test_streaming_reasoning_extraction[3]", "5"): (
-        "plamo3: the content before <|plamo:tag|> in the chunk that ends the reasoning is lost"
-    ),
-    ("tests/reasoning/test_plamo3_reasoning_parser.py::test_streaming_reasoning_extraction[3]", "7"): (
-        "plamo3: the content before <|plamo:tag|> in the chunk that ends the reasoning is lost"
-    ),
-    ("tests/reasoning/test_plamo3_reasoning_parser.py::test_streaming_reasoning_extraction[3]", "all"): (
-        "plamo3: the content before <|plamo:tag|> in the chunk that ends the reasoning is lost"
-    ),
-    ("tests/reasoning/test_plamo3_reasoning_parser.py::test_streaming_reasoning_extraction[4]", "5"): (
-        "plamo3: the content before <|plamo:tag|> in the chunk that ends the reasoning is lost"
-    ),
-    ("tests/reasoning/test_plamo3_reasoning_parser.py::test_streaming_reasoning_extraction[4]", "7"): (
-        "plamo3: the content before <|plamo:tag|> in the chunk that ends the reasoning is lost"
-    ),
-    ("tests/reasoning/test_plamo3_reasoning_parser.py::test_streaming_reasoning_extraction[4]", "all"): (
-        "plamo3: the content before <|plamo:tag|> in the chunk that ends the reasoning is lost"
-    ),
 }
 
 

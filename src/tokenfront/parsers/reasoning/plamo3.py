@@ -115,6 +115,31 @@ class Plamo3ReasoningParser(GrammarReasoningParser):
         reasoning, content = super().extract_reasoning(text)
         return self.unfinished.strip(reasoning), content
 
+    def stream(
+        self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
+    ) -> tuple[DeltaMessage | None, bool]:
+        was_ended = bool(state.get("ended"))
+        delta, ended = super().stream(state, delta_text, delta_ids)
+        if ended and not was_ended and state.get("st") == S_AFTER_TURN:
+            delta = self._cut_at_turn_tag(state, delta)
+        return delta, ended
+
+    def _cut_at_turn_tag(self, state: JSONState, delta: DeltaMessage | None) -> DeltaMessage | None:
+        """A chunk that ends the reasoning and holds `<|plamo:tag|>`: the grammar already
+        cut its content at the tag, so that content (held whitespace flushed too) passes
+        the post-reasoning hook once, as the same text streamed token by token does."""
+        flushed = self.finish(state)  # nothing is read after the tag; only held text
+        content = ((delta.content if delta else None) or "") + (
+            (flushed.content if flushed else None) or ""
+        )
+        if delta is not None:
+            delta.content = content or None
+        elif content:
+            delta = DeltaMessage(content=content)
+        if content:
+            state["cut"] = content  # the hook's text in this chunk (no tool parser)
+        return delta
+
     def content_after_reasoning(self, state: JSONState, text: str) -> str | None:
         """Pipeline hook (no tool parser): streamed content ends at `<|plamo:tag|>`.
 
@@ -122,6 +147,9 @@ class Plamo3ReasoningParser(GrammarReasoningParser):
         """
         if not text:
             return text  # an empty content delta stays one (vLLM streams `""`)
+        if state.get("cut") is not None:  # the chunk that ended the reasoning at the tag
+            cut, state["cut"], state["eot"] = state["cut"], None, True
+            return text if text == cut else None
         if state.get("eot") or state.get("st") == S_AFTER_TURN:  # the tag ended the reasoning
             return None
         current = state.get("eh", "") + text
