@@ -32,10 +32,6 @@ STREAMING = _streaming_by_parser()
 
 # (vLLM test id, chunking) -> why that chunking still differs (docs/deviations.md).
 NOT_YET = {
-    ("tests/tool_parsers/test_hy_truncated_stream.py::test_hy3_second_call_truncated", "all"): (
-        "hy_v3: a second call cut off before </tool_call> is lost when the whole output "
-        "comes in one chunk"
-    ),
 }
 
 

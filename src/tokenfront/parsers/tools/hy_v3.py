@@ -381,6 +381,32 @@ class HYV3ToolParser(TruncatedCallCloser):
                                          type="function", name=call.name, arguments=call.arguments))
         return out
 
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """As the base, and a call cut off in the chunk that closed the one before it (the
+        buffer then holds its `<tool_call>NAME<tool_sep>` unread) is opened here and closed,
+        so the whole output in one chunk gives what one token per delta gives."""
+        header = self._open_cut_call(state) if state else None
+        closing = super().finish(state)
+        if header is None or closing is None:
+            return closing
+        header.arguments = closing.tool_calls[0].arguments
+        return DeltaMessage(tool_calls=[header])
+
+    def _open_cut_call(self, st: JSONState) -> DeltaToolCall | None:
+        """Name the call left in the buffer after the last complete one (stream's name step)."""
+        if st.get("name") is not None:
+            return None
+        buf: str = st["buf"]
+        start = buf.find(self.call_start)
+        sep = buf.find(self.sep, start) if start != -1 else -1
+        if sep == -1:
+            return None
+        st["name"] = buf[start + len(self.call_start) : sep].strip()
+        st["buf"] = buf[sep + len(self.sep) :]
+        st["tool"] += 1
+        st["id"] = random_tool_call_id()
+        return DeltaToolCall(index=st["tool"], id=st["id"], type="function", name=st["name"])
+
     def remaining_args(self, state: JSONState) -> str:
         prev = state.get("prev") or []
         if not prev:
