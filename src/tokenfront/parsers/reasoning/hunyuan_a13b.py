@@ -103,11 +103,12 @@ class HunyuanA13BReasoningParser(ReasoningParser):
     def fallback_content(self, state: JSONState) -> str | None:
         """A held `<think>` start that never completed is content (text matching only)."""
         if state["state"] == "idle":
-            return state.pop("held", "") or None
+            return state.pop("start_held", "") or None
         return None
 
     def content_after_reasoning(self, state: JSONState, text: str) -> str | None:
-        """Pipeline hook (no tool parser): the answer without its `\\n</answer>` end marker."""
+        """Pipeline hook: the answer without its `\\n</answer>` end marker (also what a tool
+        parser gets, through `text_for_tool_parser`)."""
         if state["ids"]:  # what the id machine held at the end of the transition chunk
             text = text + state["text"] if state.get("after") else state["text"] + text
             state["ids"] = []
@@ -206,13 +207,13 @@ def _stream_text(state: JSONState, delta_text: str) -> tuple[DeltaMessage | None
     A possible marker start is held back; what follows the reasoning in the chunk that ends it
     is returned as content (the pipeline passes it on, as for any parser).
     """
-    pending = state.get("held", "") + delta_text
+    pending = state.get("start_held", "") + delta_text
     reasoning = content = ""
     if state["state"] == "idle":
         at = pending.find(THINK_START)
         if at < 0:
             keep = held_len(pending, THINK_START)
-            state["held"] = pending[len(pending) - keep :] if keep else ""
+            state["start_held"] = pending[len(pending) - keep :] if keep else ""
             out = pending[: len(pending) - keep]
             if not (out or delta_text or keep):  # vLLM's empty delta for a split character
                 return DeltaMessage(content=""), False
@@ -222,7 +223,7 @@ def _stream_text(state: JSONState, delta_text: str) -> tuple[DeltaMessage | None
     at = pending.find(RESPONSE_START_FAST)
     if at < 0:
         keep = held_len(pending, RESPONSE_START, RESPONSE_START_FAST)
-        state["held"] = pending[len(pending) - keep :] if keep else ""
+        state["start_held"] = pending[len(pending) - keep :] if keep else ""
         reasoning = pending[: len(pending) - keep]
         if not (reasoning or content or delta_text or keep):
             return DeltaMessage(reasoning=""), False
@@ -232,7 +233,7 @@ def _stream_text(state: JSONState, delta_text: str) -> tuple[DeltaMessage | None
     cut = at - 1 if at > 0 and pending[at - 1] == "\n" else at
     reasoning, after = pending[:cut], pending[at + len(RESPONSE_START_FAST) :]
     state["state"] = "response"
-    state["held"] = ""
+    state["start_held"] = ""
     content += after
     if not (reasoning or content):
         return None, True
