@@ -387,9 +387,10 @@ class HYV3ToolParser(TruncatedCallCloser):
         so the whole output in one chunk gives what one token per delta gives."""
         header = self._open_cut_call(state) if state else None
         closing = super().finish(state)
-        if header is None or closing is None:
+        if header is None:
             return closing
-        header.arguments = closing.tool_calls[0].arguments
+        if closing is not None and closing.tool_calls:
+            header.arguments = closing.tool_calls[0].arguments
         return DeltaMessage(tool_calls=[header])
 
     def _open_cut_call(self, st: JSONState) -> DeltaToolCall | None:
