@@ -394,7 +394,16 @@ def test_hunyuan_text_markers_hand_the_answer_to_the_tool_parser() -> None:
 
 
 def test_hunyuan_held_marker_start_is_released_at_the_end() -> None:
-    assert _hunyuan_stream("no think here <thi", None)[:2] == ("", "no think here <thi")
+    assert _hunyuan_stream("no think here <think>", None)[:2] == ("", "no think here <think>")
+
+
+def test_hunyuan_text_that_cannot_start_a_marker_token_is_not_held() -> None:
+    # `<think>` is one token in Qwen's vocabulary: a `<` of ordinary text streams at once
+    tok = tokenizer("synthetic-multi")
+    p = ChatOutputParser(tok, None, "hunyuan_a13b", enable_auto_tools=False)
+    ids = tok.encode("a <", add_special_tokens=False)
+    delta, _ = p.stream(None, "a <", ids, ctx(tools=None), finished=False)
+    assert delta is not None and delta.content == "a <"
 
 
 def test_hunyuan_answer_end_marker_is_dropped_before_the_tool_parser() -> None:

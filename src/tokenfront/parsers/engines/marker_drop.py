@@ -11,12 +11,10 @@ from __future__ import annotations
 from tokenfront.parsers.base import JSONState
 
 
-def held_len(text: str, *markers: str) -> int:
-    """Length of the longest proper prefix of one of `markers` that `text` ends with."""
-    longest = max(len(m) for m in markers) - 1
-    for n in range(min(longest, len(text)), 0, -1):
-        tail = text[-n:]
-        if any(len(m) > n and m.startswith(tail) for m in markers):
+def _held_len(text: str, marker: str) -> int:
+    """Length of the longest proper prefix of `marker` that `text` ends with."""
+    for n in range(min(len(marker) - 1, len(text)), 0, -1):
+        if text.endswith(marker[:n]):
             return n
     return 0
 
@@ -25,7 +23,7 @@ def drop_marker_step(state: JSONState, key: str, text: str, marker: str) -> str:
     """The part of `text` (plus what `key` held) that is sure not to belong to `marker`."""
     pending = state.get(key, "") + text
     pending = pending.replace(marker, "")
-    held = held_len(pending, marker)
+    held = _held_len(pending, marker)
     state[key] = pending[len(pending) - held :] if held else ""
     return pending[: len(pending) - held]
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
-from tokenfront.parsers.engines.marker_drop import drop_marker_flush, drop_marker_step, held_len
+from tokenfront.parsers.engines.marker_drop import drop_marker_flush, drop_marker_step
 from tokenfront.parsers.registry import reasoning_parser
 
 THINK_START_IDS = [14023, 771, 397]
@@ -49,6 +49,12 @@ class HunyuanA13BReasoningParser(ReasoningParser):
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
         self.by_text = tokenizer is not None and not _spells_markers_with_ids(tokenizer)
+        if self.by_text:  # what a chunk can end with inside a marker: its own token boundaries
+            self.holds = {
+                "idle": _token_prefixes(tokenizer, THINK_START),
+                "think": _token_prefixes(tokenizer, RESPONSE_START)
+                + _token_prefixes(tokenizer, RESPONSE_START_FAST),
+            }
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         # vLLM answers from the parser's own streaming state: never ended for a prompt.
@@ -79,7 +85,7 @@ class HunyuanA13BReasoningParser(ReasoningParser):
         if not delta_ids:
             raise AssertionError("hunyuan_a13b streams at least one token per chunk")
         if self.by_text:
-            return _stream_text(state, delta_text)
+            return _stream_text(state, delta_text, self.holds)
         if len(delta_ids) == 1:
             return self._step(state, delta_text, delta_ids[0])
         content: list[str] = []
@@ -201,18 +207,36 @@ def _spells_markers_with_ids(tokenizer: Any) -> bool:
         return True
 
 
-def _stream_text(state: JSONState, delta_text: str) -> tuple[DeltaMessage | None, bool]:
+def _token_prefixes(tokenizer: Any, marker: str) -> tuple[str, ...]:
+    """The proper prefixes of `marker` that end between two of its tokens (every prefix when
+    the tokenizer cannot say)."""
+    try:
+        ids = tokenizer.encode(marker, add_special_tokens=False)
+        texts = [tokenizer.decode(ids[:k], skip_special_tokens=False) for k in range(1, len(ids))]
+    except Exception:
+        return tuple(marker[:n] for n in range(1, len(marker)))
+    return tuple(t for t in texts if t and marker.startswith(t))
+
+
+def _held(text: str, prefixes: tuple[str, ...]) -> int:
+    return max((len(p) for p in prefixes if text.endswith(p)), default=0)
+
+
+def _stream_text(
+    state: JSONState, delta_text: str, holds: dict[str, tuple[str, ...]]
+) -> tuple[DeltaMessage | None, bool]:
     """The id machine's idle -> think -> response path, with the markers matched as text.
 
-    A possible marker start is held back; what follows the reasoning in the chunk that ends it
-    is returned as content (the pipeline passes it on, as for any parser).
+    A possible marker start (`holds`: where a chunk can end inside a marker) is held back; what
+    follows the reasoning in the chunk that ends it is returned as content (the pipeline passes
+    it on, as for any parser).
     """
     pending = state.get("start_held", "") + delta_text
     reasoning = content = ""
     if state["state"] == "idle":
         at = pending.find(THINK_START)
         if at < 0:
-            keep = held_len(pending, THINK_START)
+            keep = _held(pending, holds["idle"])
             state["start_held"] = pending[len(pending) - keep :] if keep else ""
             out = pending[: len(pending) - keep]
             if not (out or delta_text or keep):  # vLLM's empty delta for a split character
@@ -222,7 +246,7 @@ def _stream_text(state: JSONState, delta_text: str) -> tuple[DeltaMessage | None
         state["state"] = "think"
     at = pending.find(RESPONSE_START_FAST)
     if at < 0:
-        keep = held_len(pending, RESPONSE_START, RESPONSE_START_FAST)
+        keep = _held(pending, holds["think"])
         state["start_held"] = pending[len(pending) - keep :] if keep else ""
         reasoning = pending[: len(pending) - keep]
         if not (reasoning or content or delta_text or keep):
