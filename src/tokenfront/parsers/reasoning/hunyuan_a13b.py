@@ -15,6 +15,7 @@ and so does the `content_after_reasoning` hook here, before the tool parser too.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,13 +49,8 @@ _NEXT = {"idle": "think", "think": "response", "response": "idle"}
 class HunyuanA13BReasoningParser(ReasoningParser):
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
-        self.by_text = tokenizer is not None and not _spells_markers_with_ids(tokenizer)
-        if self.by_text:  # what a chunk can end with inside a marker: its own token boundaries
-            self.holds = {
-                "idle": _token_prefixes(tokenizer, THINK_START),
-                "think": _token_prefixes(tokenizer, RESPONSE_START)
-                + _token_prefixes(tokenizer, RESPONSE_START_FAST),
-            }
+        # a parser is built per request: what the tokenizer says is worked out once for it
+        self.holds = _text_holds(tokenizer) if tokenizer is not None else None
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         # vLLM answers from the parser's own streaming state: never ended for a prompt.
@@ -84,7 +80,7 @@ class HunyuanA13BReasoningParser(ReasoningParser):
     ) -> tuple[DeltaMessage | None, bool]:
         if not delta_ids:
             raise AssertionError("hunyuan_a13b streams at least one token per chunk")
-        if self.by_text:
+        if self.holds is not None:
             return _stream_text(state, delta_text, self.holds)
         if len(delta_ids) == 1:
             return self._step(state, delta_text, delta_ids[0])
@@ -194,6 +190,31 @@ class HunyuanA13BReasoningParser(ReasoningParser):
         return delta, state["state"] == "response"
 
 
+Holds = dict[str, tuple[str, ...]]
+_HOLDS: weakref.WeakKeyDictionary[Any, Holds | None] = weakref.WeakKeyDictionary()
+
+
+def _text_holds(tokenizer: Any) -> Holds | None:
+    """None when the tokenizer spells the markers with Hunyuan's ids (vLLM's id machine runs);
+    else, per state, where a chunk can end inside a marker: between two of its own tokens."""
+    try:
+        return _HOLDS[tokenizer]
+    except (KeyError, TypeError):
+        pass
+    holds: Holds | None = None
+    if not _spells_markers_with_ids(tokenizer):
+        holds = {
+            "idle": _token_prefixes(tokenizer, THINK_START),
+            "think": _token_prefixes(tokenizer, RESPONSE_START)
+            + _token_prefixes(tokenizer, RESPONSE_START_FAST),
+        }
+    try:
+        _HOLDS[tokenizer] = holds
+    except TypeError:  # not weak-referenceable: worked out again next time
+        pass
+    return holds
+
+
 def _spells_markers_with_ids(tokenizer: Any) -> bool:
     encode = getattr(tokenizer, "encode", None)
     if encode is None:
@@ -218,12 +239,15 @@ def _token_prefixes(tokenizer: Any, marker: str) -> tuple[str, ...]:
     return tuple(t for t in texts if t and marker.startswith(t))
 
 
-def _held(text: str, prefixes: tuple[str, ...]) -> int:
-    return max((len(p) for p in prefixes if text.endswith(p)), default=0)
+def _hold_back(state: JSONState, text: str, prefixes: tuple[str, ...]) -> str:
+    """`text` without its longest ending among `prefixes`, which is kept in the state."""
+    keep = max((len(p) for p in prefixes if text.endswith(p)), default=0)
+    state["start_held"] = text[len(text) - keep :] if keep else ""
+    return text[: len(text) - keep]
 
 
 def _stream_text(
-    state: JSONState, delta_text: str, holds: dict[str, tuple[str, ...]]
+    state: JSONState, delta_text: str, holds: Holds
 ) -> tuple[DeltaMessage | None, bool]:
     """The id machine's idle -> think -> response path, with the markers matched as text.
 
@@ -236,20 +260,16 @@ def _stream_text(
     if state["state"] == "idle":
         at = pending.find(THINK_START)
         if at < 0:
-            keep = _held(pending, holds["idle"])
-            state["start_held"] = pending[len(pending) - keep :] if keep else ""
-            out = pending[: len(pending) - keep]
-            if not (out or delta_text or keep):  # vLLM's empty delta for a split character
+            out = _hold_back(state, pending, holds["idle"])
+            if not (out or delta_text or state["start_held"]):  # vLLM's empty delta
                 return DeltaMessage(content=""), False
             return (DeltaMessage(content=out) if out else None), False
         content, pending = pending[:at], pending[at + len(THINK_START) :]
         state["state"] = "think"
     at = pending.find(RESPONSE_START_FAST)
     if at < 0:
-        keep = _held(pending, holds["think"])
-        state["start_held"] = pending[len(pending) - keep :] if keep else ""
-        reasoning = pending[: len(pending) - keep]
-        if not (reasoning or content or delta_text or keep):
+        reasoning = _hold_back(state, pending, holds["think"])
+        if not (reasoning or content or delta_text or state["start_held"]):
             return DeltaMessage(reasoning=""), False
         if not (reasoning or content):
             return None, False
