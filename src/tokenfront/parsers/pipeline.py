@@ -388,7 +388,6 @@ class ChatOutputParser:
                 if tool is not None:
                     if delta is not None:
                         delta.content = None
-                    tool_text = rp.text_for_tool_parser(st["r"], tool_text)
                 elif tool_text:
                     delta = delta or DeltaMessage()
                     delta.content = tool_text
@@ -398,8 +397,7 @@ class ChatOutputParser:
         if tool is not None and st["re"]:
             st["ts"] = True
             if rp is not None and st.get("ro"):
-                if not transitioned:
-                    tool_text = rp.text_for_tool_parser(st["r"], tool_text)
+                tool_text = rp.text_for_tool_parser(st["r"], tool_text)
                 if finished:
                     tool_text += rp.text_for_tool_parser_flush(st["r"])
             batch_reasoning = delta.reasoning if delta else None
