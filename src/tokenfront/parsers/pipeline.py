@@ -222,8 +222,8 @@ class ChatOutputParser:
         if tool is None:
             return [], content
         if self._extraction_skipped(tool, ctx):
-            if self._markup_stripped(tool):
-                return [], tool.extract_tool_calls(content or "").content
+            if self._markup_stripped(tool) and content is not None:
+                return [], tool.extract_tool_calls(content).content
             return [], content
         choice = ctx.tool_choice
         supports = tool.supports_required_and_named

@@ -1,9 +1,11 @@
 """mistral: `[THINK]...[/THINK]` (v13+ tokenizers) or `<think>` text (v11 mistral-common).
 
 The tokenizer decides the encoding: `[THINK]` in the vocabulary means special tokens, a
-mistral-common tokenizer with grammar support means text markers, anything else has no
-reasoning (vLLM then returns the whole output as content). Reasoning is opened by the marker
-(the output starts in content); `[TOOL_CALLS]` ends it implicitly.
+mistral-common tokenizer with grammar support means `<think>` text markers. For any other
+tokenizer (pre-v11, or a v11 Magistral read in Hugging Face mode) vLLM 0.33.0 turns reasoning
+off and returns the whole output as content; tokenfront reads either spelling as text there, as
+vLLM's reasoning tests assert for the two encodings (docs/deviations.md). Reasoning is opened by
+the marker (the output starts in content); `[TOOL_CALLS]` ends it implicitly.
 """
 
 from __future__ import annotations
@@ -26,41 +28,37 @@ NAME, ARGS = "TOOL_NAME", "TOOL_ARGS"
 CALL_START, CALL_END, ARG = "TOOL_CALL_START", "TOOL_CALL_END", "ARG_VALUE_CHUNK"
 
 
+_SPECIAL = {"THINK_START": ("[THINK]",), "THINK_END": ("[/THINK]",)}
+_TEXT = {"THINK_START": ("<think>",), "THINK_END": ("</think>",)}
+_EITHER = {k: _SPECIAL[k] + _TEXT[k] for k in _SPECIAL}
+
+
 def _grammar(encoding: str) -> Grammar:
-    markers: dict[str, str] = {}
-    ids: dict[str, str] = {}
-    if encoding == "special_token":
-        markers = {"THINK_START": "[THINK]", "THINK_END": "[/THINK]"}
-        ids = dict(markers)
-    elif encoding == "text":
-        markers = {"THINK_START": "<think>", "THINK_END": "</think>"}
-    reasoning = encoding != "none"
+    markers = {"special_token": _SPECIAL, "text": _TEXT, "either_text": _EITHER}[encoding]
+    ids = {k: v[0] for k, v in _SPECIAL.items()} if encoding == "special_token" else {}
     rows = [
-        (TEXT, "TOOL_CALLS", NAME, (END, CALL_START) if reasoning else (CALL_START,)),
+        (TEXT, "TOOL_CALLS", NAME, (END, CALL_START)),
         (NAME, "ARGS", ARGS, ()),
         (NAME, "OPEN_BRACE", ARGS, (ARG,)),
         (ARGS, "TOOL_CALLS", NAME, (CALL_END, CALL_START)),
+        (TEXT, "THINK_START", REASONING, ()),
+        (REASONING, "THINK_START", REASONING, ()),
+        (REASONING, "THINK_END", TEXT, (END,)),
+        (TEXT, "THINK_END", TEXT, ()),
+        (REASONING, "TOOL_CALLS", NAME, (END, CALL_START)),
     ]
-    if reasoning:
-        rows += [
-            (TEXT, "THINK_START", REASONING, ()),
-            (REASONING, "THINK_START", REASONING, ()),
-            (REASONING, "THINK_END", TEXT, (END,)),
-            (TEXT, "THINK_END", TEXT, ()),
-            (REASONING, "TOOL_CALLS", NAME, (END, CALL_START)),
-        ]
-    terminals = {**markers, "TOOL_CALLS": "[TOOL_CALLS]", "ARGS": "[ARGS]", "OPEN_BRACE": "{"}
+    tool_terminals = {"TOOL_CALLS": "[TOOL_CALLS]", "ARGS": "[ARGS]", "OPEN_BRACE": "{"}
     return Grammar(
-        terminals={k: (v,) for k, v in terminals.items()},
+        terminals={**markers, **{k: (v,) for k, v in tool_terminals.items()}},
         transitions={(s, t): (n, e) for s, t, n, e in rows},
         token_id_terminals={**ids, "TOOL_CALLS": "[TOOL_CALLS]", "ARGS": "[ARGS]"},
         initial_state=TEXT,
-        wait_for_reasoning=reasoning,
+        wait_for_reasoning=True,
         strip_trailing_reasoning_ws=True,
     )
 
 
-_ENCODINGS = ("special_token", "text", "none")
+_ENCODINGS = ("special_token", "text", "either_text")
 
 
 def _encoding(tokenizer: Any) -> str:
@@ -68,7 +66,7 @@ def _encoding(tokenizer: Any) -> str:
         return "special_token"
     if getattr(tokenizer, "supports_grammar", False):
         return "text"
-    return "none"
+    return "either_text"
 
 
 def _spec(encoding: str) -> GrammarSpec:
@@ -81,14 +79,9 @@ _SPECS = {enc: _spec(enc) for enc in _ENCODINGS}
 
 @reasoning_parser("mistral")
 class MistralReasoningParser(GrammarReasoningParser):
-    spec = _SPECS["none"]
+    spec = _SPECS["either_text"]
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.encoding = _encoding(tokenizer)
         self.spec = _SPECS[self.encoding]  # type: ignore[misc]  # per tokenizer, not per class
         super().__init__(tokenizer, ctx)
-
-    def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
-        if self.encoding == "none":
-            return None, text
-        return super().extract_reasoning(text)
