@@ -208,6 +208,11 @@ def compile_grammar(grammar: Grammar, tokenizer: Any) -> _Compiled:
 _NAME_IN_JSON = regex.compile(r'"name"\s*:\s*"([^"]*)"')
 
 
+def _has_slot(state: JSONState, index: int) -> bool:
+    """Whether `index` names a call slot (-1, before any opener, is the last one, as in vLLM)."""
+    return -len(state["slots"]) <= index < len(state["slots"])
+
+
 def _new_slot() -> dict[str, Any]:
     # id, name, raw args, name sent, streamable keys, streamed JSON, open-value state, it streams
     return {
@@ -425,6 +430,8 @@ class MarkupToolParser(ToolParser):
                 if kind == E_CALL_START:
                     while len(state["slots"]) <= index:
                         state["slots"].append(_new_slot())
+                elif kind in (E_NAME, E_ARGS) and not _has_slot(state, index):
+                    continue  # a name or arguments after a corrupted call opener: no call to fill
                 elif kind == E_NAME:
                     state["slots"][index]["name"] += text
                 elif kind == E_ARGS:
@@ -434,7 +441,7 @@ class MarkupToolParser(ToolParser):
                     if (
                         self.content_around_unnamed_calls
                         and not calls
-                        and index < len(state["slots"])
+                        and _has_slot(state, index)
                         and not state["slots"][index]["sent"]
                         and not state["dc"][len(carried) :]
                     ):
@@ -516,7 +523,7 @@ class MarkupToolParser(ToolParser):
         slots = state["slots"]
         if self.g.strip_tool_names and 0 <= index < len(slots):
             slots[index]["name"] = slots[index]["name"].strip()
-        if index >= len(slots):
+        if not _has_slot(state, index):
             return
         slot = slots[index]
         remaining = self._flush_args(slot)
