@@ -1,17 +1,24 @@
-"""Mangled model outputs (found by splicing, cutting and corrupting vLLM's test vectors) never
-raise out of a parser: the derender endpoint answers them with a message, not a 500.
+"""Mangled model outputs (vLLM's test vectors spliced, cut and corrupted) never raise out of a
+parser where the derender endpoint would answer a 500.
 
-Each case is a parser's vector with its `model_output` replaced; it runs one-shot and streamed
-in several chunkings through the served pipeline (`vllm_vectors_run`).
+`CASES` are outputs that once did, with what they parse to now; each is a parser's vector with
+its `model_output` replaced, run one-shot and streamed in several chunkings through the served
+pipeline (`vllm_vectors_run`). `test_spliced_outputs_raise_no_server_error` makes new ones from
+every parser's vectors with a fixed seed: one-shot may raise only what the endpoint answers as
+the client's 400 (ValueError / TypeError / OverflowError, as vLLM does for internlm's two plugin
+markers), a stream only `StreamParseError` (where vLLM's parser raised).
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
-from vllm_vectors_loader import load_vectors
-from vllm_vectors_run import needs_models, one_shot, streamed
+from vllm_vectors_loader import load_vectors, vector_parsers
+from vllm_vectors_run import CHUNKINGS, needs_models, one_shot, streamed
+
+from tokenfront.parsers.base import StreamParseError
 
 # (parser, the source of the vector whose setting is reused, mangled output, expected one-shot
 # (content, reasoning, calls))
@@ -56,3 +63,41 @@ def test_mangled_output_streams_as_one_shot(
     parser: str, source: str, output: str, expected: tuple[Any, Any, list[Any]], chunking: str
 ) -> None:
     assert streamed(_vector(parser, source, output), chunking) == expected
+
+
+def _mangle(rng: random.Random, a: str, b: str) -> str:
+    """`a` cut, spliced with `b`, with a stray character or a piece of `b` put in, or a span cut
+    out."""
+    p = rng.randint(0, len(a))
+    kind = rng.randrange(5)
+    if kind == 0:
+        return a[:p]
+    if kind == 1:
+        return a[:p] + b[rng.randint(0, len(b)) :]
+    if kind == 2:
+        return a[:p] + rng.choice('{}[]<>"\\,:\n\ufffd') + a[p:]
+    if kind == 3:
+        return a[:p] + a[rng.randint(p, len(a)) :]
+    i = rng.randint(0, len(b))
+    return a[:p] + b[i : i + rng.randint(1, 40)] + a[p:]
+
+
+@needs_models
+@pytest.mark.parametrize("parser", vector_parsers())
+def test_spliced_outputs_raise_no_server_error(parser: str) -> None:
+    rng = random.Random(parser)
+    vectors = [v for v in load_vectors(parser) if v.get("model_output") and "single_call" not in v]
+    outputs = [v["model_output"] for v in vectors]
+    for _ in range(12):
+        text = _mangle(rng, rng.choice(outputs), rng.choice(outputs))
+        if not text:
+            continue
+        vec = dict(rng.choice(vectors), model_output=text, test_deltas_only=False)
+        try:
+            one_shot(vec)
+        except (ValueError, TypeError, OverflowError):
+            pass
+        try:
+            streamed(vec, rng.choice(("1", *CHUNKINGS)))
+        except StreamParseError:
+            pass
