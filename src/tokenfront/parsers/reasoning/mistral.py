@@ -28,13 +28,15 @@ NAME, ARGS = "TOOL_NAME", "TOOL_ARGS"
 CALL_START, CALL_END, ARG = "TOOL_CALL_START", "TOOL_CALL_END", "ARG_VALUE_CHUNK"
 
 
-_SPECIAL = {"THINK_START": ("[THINK]",), "THINK_END": ("[/THINK]",)}
-_TEXT = {"THINK_START": ("<think>",), "THINK_END": ("</think>",)}
-_EITHER = {k: _SPECIAL[k] + _TEXT[k] for k in _SPECIAL}
+_Markers = dict[str, tuple[str, ...]]
+_SPECIAL: _Markers = {"THINK_START": ("[THINK]",), "THINK_END": ("[/THINK]",)}
+_TEXT: _Markers = {"THINK_START": ("<think>",), "THINK_END": ("</think>",)}
+_EITHER: _Markers = {k: _SPECIAL[k] + _TEXT[k] for k in _SPECIAL}
+_MARKERS: dict[str, _Markers] = {"special_token": _SPECIAL, "text": _TEXT, "either_text": _EITHER}
 
 
 def _grammar(encoding: str) -> Grammar:
-    markers = {"special_token": _SPECIAL, "text": _TEXT, "either_text": _EITHER}[encoding]
+    markers = _MARKERS[encoding]
     ids = {k: v[0] for k, v in _SPECIAL.items()} if encoding == "special_token" else {}
     rows = [
         (TEXT, "TOOL_CALLS", NAME, (END, CALL_START)),
@@ -58,9 +60,6 @@ def _grammar(encoding: str) -> Grammar:
     )
 
 
-_ENCODINGS = ("special_token", "text", "either_text")
-
-
 def _encoding(tokenizer: Any) -> str:
     if "[THINK]" in vocab_of(tokenizer):
         return "special_token"
@@ -74,7 +73,7 @@ def _spec(encoding: str) -> GrammarSpec:
     return GrammarSpec(lambda thinking: built, plain_when_off=False)
 
 
-_SPECS = {enc: _spec(enc) for enc in _ENCODINGS}
+_SPECS = {enc: _spec(enc) for enc in _MARKERS}
 
 
 @reasoning_parser("mistral")
