@@ -15,7 +15,6 @@ CONFIG is `configs.json:qwen3-hermes` (file name, colon, config name); default: 
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import random
 from pathlib import Path
@@ -64,16 +63,10 @@ def configs() -> dict[str, dict[str, Any]]:
 def client_for(cfg: dict[str, Any]) -> Any:
     from starlette.testclient import TestClient
 
-    from tokenfront import cli
-    from tokenfront.api.app import create_app
-    from tokenfront.tokenization.registry import ModelRegistry
+    from tokenfront.cli import app_from_argv
 
-    argv = ["serve", "--model", cfg["model"], "--served-model-name", cfg["served_model_name"]]
-    args = cli.build_parser().parse_args(cli.normalize_argv([*argv, *cfg["args"]]))
-    app = create_app(
-        ModelRegistry.load(cli.model_options_from_args(args)), cli.server_settings_from_args(args)
-    )
-    return TestClient(app, raise_server_exceptions=False)
+    argv = ["--model", cfg["model"], "--served-model-name", cfg["served_model_name"], *cfg["args"]]
+    return TestClient(app_from_argv(argv), raise_server_exceptions=False)
 
 
 def chat_request(rng: random.Random, model: str) -> dict[str, Any]:
@@ -140,11 +133,11 @@ def fuzz(name: str, cfg: dict[str, Any], rng: random.Random, requests: int) -> l
             "/tokenize", json={"model": model, "prompt": MARKER_TEXT, "add_special_tokens": False}
         ).json()["tokens"]
 
-        def post(url: str, body: dict[str, Any], what: str) -> int:
+        def post(url: str, body: dict[str, Any], what: str) -> Any:
             answer = client.post(url, json=body)
             if answer.status_code >= 500:
                 failures.append(f"{name} {what} {answer.status_code}: {json.dumps(body)[:800]}")
-            return int(answer.status_code)
+            return answer
 
         for _ in range(requests):
             size = rng.randint(1, 60)
@@ -182,11 +175,7 @@ def fuzz(name: str, cfg: dict[str, Any], rng: random.Random, requests: int) -> l
                         "stream_state": state,
                         "generate_chunk": {"request_id": "g", "choices": [chunk]},
                     }
-                    answer = client.post("/v1/chat/completions/derender", json=body)
-                    if answer.status_code >= 500:
-                        failures.append(
-                            f"{name} stream {answer.status_code}: {json.dumps(body)[:800]}"
-                        )
+                    answer = post("/v1/chat/completions/derender", body, "stream")
                     if answer.status_code != 200:
                         break
                     state = answer.json().get("stream_state")
@@ -202,13 +191,12 @@ def main() -> None:
     found = configs()
     rng = random.Random(args.seed)
     failures: list[str] = []
-    counts: collections.Counter[str] = collections.Counter()
-    for name in args.configs or list(found):
+    names = args.configs or list(found)
+    for name in names:
         got = fuzz(name, found[name], rng, args.requests)
-        counts["configs"] += 1
         failures += got
         print(f"{name}: {len(got)} server errors", flush=True)
-    print(f"{counts['configs']} configs, {len(failures)} server errors")
+    print(f"{len(names)} configs, {len(failures)} server errors")
     for line in failures:
         print(line)
 

@@ -520,6 +520,17 @@ def serve(args: argparse.Namespace) -> int:
     return launch.run(options, settings, parser_plugin=args.tool_parser_plugin)
 
 
+def app_from_argv(argv: list[str]) -> Any:
+    """The FastAPI app `tokenfront serve ARGV` would run, not started: for in-process clients
+    (tests, scripts)."""
+    from tokenfront.api.app import create_app
+    from tokenfront.tokenization.registry import ModelRegistry
+
+    args = build_parser().parse_args(normalize_argv(["serve", *argv]))
+    options = model_options_from_args(args)
+    return create_app(ModelRegistry.load(options), server_settings_from_args(args))
+
+
 def list_parsers() -> int:
     from tokenfront.parsers import registry
 

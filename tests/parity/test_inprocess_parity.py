@@ -119,24 +119,18 @@ def _new_client(corpus: str, config_name: str) -> Any:
     from starlette.testclient import TestClient
 
     from tokenfront import cli
-    from tokenfront.api.app import create_app
-    from tokenfront.tokenization.registry import ModelRegistry
 
     lib = _paritylib()
     configs_file = dict((c, f) for c, _, f in CORPORA)[corpus]
     cfg = lib.load_configs(configs_file)[config_name]
     argv = [
-        "serve",
         "--model",
         str(_model_dir(cfg["model"])),
         "--served-model-name",
         cfg.get("served_model_name", Path(cfg["model"]).name),
         *cfg.get("args", []),
     ]
-    args = cli.build_parser().parse_args(cli.normalize_argv(argv))
-    options = cli.model_options_from_args(args)
-    settings = cli.server_settings_from_args(args)
-    app = create_app(ModelRegistry.load(options), settings)
+    app = cli.app_from_argv(argv)
     client = TestClient(app, raise_server_exceptions=False)
     client.__enter__()
     return client

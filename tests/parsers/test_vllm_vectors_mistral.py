@@ -102,11 +102,8 @@ def _client(tokenizer_mode: str) -> Any:
     from starlette.testclient import TestClient
 
     from tokenfront import cli
-    from tokenfront.api.app import create_app
-    from tokenfront.tokenization.registry import ModelRegistry
 
     argv = [
-        "serve",
         "--model",
         str(MODELS / "mistral"),
         "--served-model-name",
@@ -117,11 +114,7 @@ def _client(tokenizer_mode: str) -> Any:
         "--tokenizer-mode",
         tokenizer_mode,
     ]
-    args = cli.build_parser().parse_args(cli.normalize_argv(argv))
-    app = create_app(
-        ModelRegistry.load(cli.model_options_from_args(args)), cli.server_settings_from_args(args)
-    )
-    client = TestClient(app)
+    client = TestClient(cli.app_from_argv(argv))
     client.__enter__()
     return client
 
