@@ -6,10 +6,10 @@ import json
 
 import pytest
 from vllm_vectors_loader import (
-    VECTORS_DIR,
     check_result,
     check_tool_call,
     load_vectors,
+    vector_files,
     vector_parsers,
 )
 
@@ -33,11 +33,12 @@ REQUIRED = {
 
 
 def test_every_file_is_a_list_of_vectors() -> None:
-    names = vector_parsers()
-    assert names, "no vector files"
-    for name in names:
-        data = json.loads((VECTORS_DIR / f"{name}.json").read_text(encoding="utf-8"))
-        assert isinstance(data, list) and data, name
+    paths = vector_files()
+    assert paths, "no vector files"
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert isinstance(data, list) and data, path.name
+        assert path.name.split(".", 1)[0] in vector_parsers()
 
 
 @pytest.mark.parametrize("parser", vector_parsers())

@@ -1,6 +1,7 @@
 """Load and check the parser test vectors transcribed from vLLM's own parser unit tests.
 
-The vectors live in ``tests/parsers/vllm_vectors/<parser>.json``; the format is described in
+The vectors live in ``tests/parsers/vllm_vectors/<parser>.json`` (plus ``<parser>.<group>.json`` for a
+separately transcribed group of vLLM test files, e.g. ``hermes.entrypoints.json``); the format is described in
 ``tests/parsers/vllm_vectors/README.md``. This module only reads them and offers comparison
 helpers; wiring them to tokenfront's parsers is left to the parser test modules.
 """
@@ -27,9 +28,18 @@ def _load_file(path: Path) -> tuple[Vector, ...]:
     return tuple(data)
 
 
+def vector_files(parser: str | None = None) -> list[Path]:
+    """The vector files of one parser (``<parser>.json`` then ``<parser>.<group>.json``), or all."""
+    if parser is None:
+        return sorted(VECTORS_DIR.glob("*.json"))
+    main = VECTORS_DIR / f"{parser}.json"
+    groups = sorted(VECTORS_DIR.glob(f"{parser}.*.json"))
+    return ([main] if main.is_file() else []) + groups
+
+
 def vector_parsers() -> list[str]:
     """Names of the parsers that have a vector file."""
-    return sorted(p.stem for p in VECTORS_DIR.glob("*.json"))
+    return sorted({p.name.split(".", 1)[0] for p in vector_files()})
 
 
 def load_vectors(
@@ -52,10 +62,10 @@ def load_vectors(
     names = [parser] if parser is not None else vector_parsers()
     out: list[Vector] = []
     for name in names:
-        path = VECTORS_DIR / f"{name}.json"
-        if not path.is_file():
+        paths = vector_files(name)
+        if not paths:
             raise FileNotFoundError(f"no vector file for parser {name!r}")
-        for vec in _load_file(path):
+        for vec in (vec for path in paths for vec in _load_file(path)):
             if kind is not None and vec["kind"] != kind:
                 continue
             if mode is not None and vec["mode"] not in (mode, "both"):
