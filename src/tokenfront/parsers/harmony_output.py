@@ -11,7 +11,10 @@ always reads Harmony). Output is split into Harmony messages from the token ids,
   built-in tool) is a tool call, its JSON arguments re-serialised with `json.dumps` defaults
   (kept as written when they do not parse or the content type is not JSON);
 - tokens the reader rejects are skipped; an output that ends inside a message header is
-  recovered as `final` content: the tokens since the last complete message, decoded.
+  recovered as `final` content: the tokens since the last complete message, decoded. A header
+  that is only the next turn's opening (`<|start|>` and perhaps a role, what rendering a
+  conversation for completion appends) adds nothing: vLLM's harmony parser tests assert that
+  (tests/parser/test_harmony_parser.py::TestParse); 0.33.0 returns it as content.
 
 Streaming reports each token's text by the channel and recipient of the message it belongs to;
 a tool call opens (name, empty arguments) at its header's `<|message|>`.
@@ -33,6 +36,8 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.harmony_tokens import (
+    ROLES,
+    START,
     HarmonyError,
     HarmonyReader,
     Message,
@@ -62,6 +67,14 @@ def normalize_recipient(recipient: str | None) -> str | None:
     if at == -1:
         return recipient
     return recipient[:at].rstrip() or None
+
+
+def bare_turn_start(text: str) -> bool:
+    """`<|start|>` alone or with a role word: a next turn opened and cut before its header."""
+    if not text.startswith(START):
+        return False
+    rest = text[len(START) :].strip()
+    return not rest or rest in ROLES
 
 
 def segment_kind(channel: str | None, recipient: str | None) -> str:
@@ -121,6 +134,8 @@ class HarmonyOutputParser(ChatOutputParser):
                 done.recipient = normalize_recipient(done.recipient)
         except HarmonyError:
             text = self.tokenizer.decode(st["cur"])
+            if bare_turn_start(text):
+                return []
             done = Message("assistant", "final", None, None, text)
             return [(text, "final", None, None), ("", "final", None, done)]
         return [] if done is None else [("", done.channel, done.recipient, done)]
