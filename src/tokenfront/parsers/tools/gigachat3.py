@@ -6,6 +6,11 @@ Content is the text before `<|message_sep|>` / `<|function_call|>`; a trailing `
 dropped. Streaming follows vLLM's parser: text is content until the opener is seen in the
 accumulated text, then the name is sent whole and the raw `arguments` text is streamed as it
 grows (the closing brace of the outer object held back once the arguments parse).
+
+An output that starts with the bare `function call{...}` (no `<|role_sep|>`; the format of
+vLLM's older tests/entrypoints test) is a call when the rest is one JSON call object; vLLM
+0.33.0 leaves it content (docs/deviations.md). A stream holds such an output (and any start of
+it) until it ends, then sends what the one-shot parse gives.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from tokenfront.parsers.base import (
     DeltaMessage,
+    DeltaToolCall,
     ExtractedToolCalls,
     JSONState,
     ToolCall,
@@ -35,6 +41,8 @@ CALL_RE = re.compile(r"(?:function call<\|role_sep\|>\n|<\|function_call\|>)(.*)
 CONTENT_RE = re.compile(r"^(.*?)(?:<\|message_sep\|>|<\|function_call\|>)", re.DOTALL)
 NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)"', re.DOTALL)
 ARGS_RE = re.compile(r'"arguments"\s*:\s*(.*)', re.DOTALL)
+# the older bare opener, only at the very start of the output
+BARE_OPENER = "function call{"
 EOS = "</s>"
 CONTENT_ENDS = ("<|message_sep|>", "<|function_call|>")
 
@@ -59,6 +67,25 @@ def _loads(text: str) -> Any:
     return json.loads(text, strict=False)
 
 
+def _as_call(text: str) -> Any:
+    """The JSON call object `text` holds (a dict with `name` and dict `arguments`), else None;
+    raises json.JSONDecodeError when `text` is no JSON."""
+    call = _loads(text)
+    if not (isinstance(call, dict) and "name" in call and "arguments" in call):
+        return None
+    return call if isinstance(call["arguments"], dict) else None
+
+
+def _bare_call(text: str) -> Any:
+    """The call of an output in the bare `function call{...}` form, else None."""
+    if not text.startswith(BARE_OPENER):
+        return None
+    try:
+        return _as_call(text[len(BARE_OPENER) - 1 :])
+    except json.JSONDecodeError:
+        return None
+
+
 @tool_parser("gigachat3")
 class GigaChat3ToolParser(JsonToolParser):
     name = "gigachat3"
@@ -70,15 +97,15 @@ class GigaChat3ToolParser(JsonToolParser):
         found = CALL_RE.search(text)
         if found:
             try:
-                call = _loads(found.group(1))
+                call = _as_call(found.group(1))
             except json.JSONDecodeError:
                 return no_calls(text)
-            if not (isinstance(call, dict) and "name" in call and "arguments" in call):
-                call = None
-            elif not isinstance(call["arguments"], dict):
-                call = None
         content_match = CONTENT_RE.search(text)
         content = content_match.group(1) if content_match else text
+        if not found:
+            call = _bare_call(text)
+            if call:
+                content = ""
         if not call:
             return no_calls(content or None)
         args = call["arguments"]
@@ -91,12 +118,17 @@ class GigaChat3ToolParser(JsonToolParser):
 
     def initial_state(self) -> JSONState:
         state = super().initial_state()
-        state.update({"started": False, "content_ended": False, "content_sent": 0})
+        state.update(
+            {"started": False, "content_ended": False, "content_sent": 0, "bare": False}
+        )
         return state
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
         """Text held as a possible marker start is content when the stream ends there; a call
-        whose name or arguments arrived in the last chunk is sent whole."""
+        whose name or arguments arrived in the last chunk is sent whole; a held bare-form
+        output is sent as its one-shot parse."""
+        if state.get("bare"):
+            return self._flush_bare(state)
         if state.get("started"):
             delta = self._catch_up(state)
             if delta is not None and delta.tool_calls:
@@ -108,6 +140,25 @@ class GigaChat3ToolParser(JsonToolParser):
         text = state.get("text", "")[state.get("content_sent", 0) :]
         state["content_sent"] = len(state.get("text", ""))
         return DeltaMessage(content=text) if text else None
+
+    def _flush_bare(self, state: JSONState) -> DeltaMessage | None:
+        state["bare"] = False
+        text = state.get("text", "")
+        state["content_sent"] = len(text)
+        result = self.extract_tool_calls(text)
+        calls = [
+            DeltaToolCall(
+                index=i,
+                id=random_tool_call_id(),
+                type="function",
+                name=tc.name,
+                arguments=tc.arguments,
+            )
+            for i, tc in enumerate(result.tool_calls)
+        ]
+        if not result.content and not calls:
+            return None
+        return DeltaMessage(content=result.content, tool_calls=calls)
 
     def remaining_args(self, state: JSONState) -> str:
         """The argument text the last chunk held beyond what its step sent, then vLLM's
@@ -129,6 +180,16 @@ class GigaChat3ToolParser(JsonToolParser):
             merged = merge_deltas(merged, delta)
         return merged
 
+    def _holds_bare(self, state: JSONState, text: str) -> bool:
+        """Whether the stream so far is (or may grow into) the bare `function call{` form:
+        nothing is sent until it ends (`finish`)."""
+        if state["content_sent"] or state["content_ended"] or CALL_RE.search(text):
+            return False
+        if text.startswith(BARE_OPENER):
+            state["bare"] = True
+            return True
+        return BARE_OPENER.startswith(text)
+
     def step(
         self,
         state: JSONState,
@@ -138,6 +199,8 @@ class GigaChat3ToolParser(JsonToolParser):
         delta_ids: list[int],
     ) -> DeltaMessage | None:
         found = CALL_RE.search(current_text)
+        if state["bare"] or (not state["started"] and self._holds_bare(state, current_text)):
+            return None
         if not state["started"]:
             # vLLM matches the markers in each delta alone, so a marker split over deltas
             # streamed out as content; its test keeps markers out (docs/deviations.md).
