@@ -13,6 +13,7 @@ One wrapping newline of each value is markup; values are typed from the tool sch
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tokenfront.parsers.base import JSONState
@@ -248,9 +249,130 @@ _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
 _CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})
 
 
+# Attribute / spaced spellings of the call and parameter openers (`<function name="f">`,
+# `<parameter = k>`): terminal -> the canonical terminal and text they stand for (qwen3_xml).
+_ATTR_OPENERS = {
+    "FUNC_ATTR": ("FUNC_PREFIX", "<function=", "<function name="),
+    "FUNC_ATTR_SP": ("FUNC_PREFIX", "<function=", "<function name ="),
+    "FUNC_EQ_SP": ("FUNC_PREFIX", "<function=", "<function ="),
+    "PARAM_ATTR": ("PARAM_START", "<parameter=", "<parameter name="),
+    "PARAM_ATTR_SP": ("PARAM_START", "<parameter=", "<parameter name ="),
+    "PARAM_EQ_SP": ("PARAM_START", "<parameter=", "<parameter ="),
+}
+QWEN3_XML = replace(
+    QWEN3_CODER,
+    terminals={**QWEN3_CODER.terminals, **{k: v[2] for k, v in _ATTR_OPENERS.items()}},
+)
+# Where an attribute opener opens what its canonical form opens (elsewhere it is text).
+_ATTR_STATES = {
+    "FUNC_PREFIX": frozenset({S_CONTENT, S_PREAMBLE, S_BETWEEN}),
+    "PARAM_START": frozenset({S_ARGS}),
+}
+
+
+def _attr_name(raw: str) -> str:
+    """`"send" ` / ` 'to'` / ` send` -> the bare name."""
+    name = raw.strip()
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
+        name = name[1:-1].strip()
+    return name
+
+
 @tool_parser("qwen3_xml")
 class Qwen3XmlToolParser(Qwen3CoderToolParser):
     """qwen3_xml: qwen3_coder's grammar; tool_choice "none" or no request tools leave the
-    text alone (vLLM 0.33.0 dropped the call text; docs/deviations.md)."""
+    text alone (vLLM 0.33.0 dropped the call text; docs/deviations.md).
 
+    Also from vLLM's `StreamingXMLToolCallParser` tests (tests/entrypoints/openai/
+    tool_parsers/test_qwen3xml_tool_parser.py; vLLM 0.33.0 differs):
+
+    * a `<tool_call>` in content opens a call only when the next tag is `<function=`;
+      followed by another tag (`<tool_call>`, `</tool_call>`, parameter or reasoning markup)
+      or by the end of the output it is text, kept with the text after it (streaming holds
+      it until that tag or the end decides);
+    * an output that ends inside a function name (`<function=get_wea`) makes no call;
+    * the attribute and spaced spellings `<function name="f">`, `<function name='f' >`,
+      `<function name = "f">`, `<function = f>` (and the same for `<parameter ...>`) are
+      read as `<function=f>` / `<parameter=f>`.
+    """
+
+    grammar = QWEN3_XML
     keeps_text_without_tool_choice = True
+
+    def _emit(self, state: JSONState, text: str) -> list[Event]:
+        pending = state.get("po")
+        if pending is not None:
+            state["po"] = pending + text
+            return []
+        if state.get("pa") is not None:  # an attribute-spelled name, until its `>`
+            state["pn"] += text
+            return []
+        return super()._emit(state, text)
+
+    def _attr_terminal(self, state: JSONState, terminal: str, text: str) -> list[Event] | None:
+        """Attribute-spelled openers and the name after one (None: not such a terminal)."""
+        kind = state.get("pa")
+        if kind is not None:
+            if terminal == DROP:
+                return []
+            raw, state["pa"], state["pn"] = state["pn"], None, ""
+            if terminal == "CLOSE_ANGLE":
+                events = super()._emit(state, _attr_name(raw))
+                events.extend(super()._terminal(state, terminal, text))
+                return events
+            events = super()._emit(state, raw)  # no `>`: the name stays as written
+            events.extend(self._terminal(state, terminal, text))
+            return events
+        attr = _ATTR_OPENERS.get(terminal)
+        if attr is None:
+            return None
+        canonical, canonical_text, _ = attr
+        if state["st"] not in _ATTR_STATES[canonical] or self.skip_tool_parsing:
+            return self._emit(state, text)
+        events = self._terminal(state, canonical, canonical_text)
+        if state["st"] in (S_NAME, S_ARGS):
+            state["pa"], state["pn"] = canonical, ""
+        return events
+
+    def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        attr_events = self._attr_terminal(state, terminal, text)
+        if attr_events is not None:
+            return attr_events
+        pending = state.get("po")
+        if pending is not None:
+            if terminal in (DROP, "CLOSE_ANGLE"):
+                return self._emit(state, text if terminal != DROP else "")
+            state["po"] = None
+            if terminal == "FUNC_PREFIX":  # a real call: the opener's own text is markup
+                events = super()._terminal(state, "TOOL_START", self.g.terminals["TOOL_START"])
+                events.extend(super()._terminal(state, terminal, text))
+                return events
+            events = super()._emit(state, pending)
+            events.extend(self._terminal(state, terminal, text))
+            return events
+        if (
+            terminal == "TOOL_START"
+            and state["st"] == S_CONTENT
+            and state.get("fh") is None
+            and not self.skip_tool_parsing
+            and not in_fence(state["fc"])
+        ):
+            state["po"] = text  # held until the next tag shows what it is
+            return []
+        return super()._terminal(state, terminal, text)
+
+    def finish_events(self, state: JSONState) -> list[Event]:
+        events = self._items(state, self.c.scanner.flush(state["scan"]))
+        events.extend(self._lexemes(state, flush_lexer(self.c.table, state["lex"])))
+        if state.get("pa") is not None:
+            raw, state["pa"], state["pn"] = state["pn"], None, ""
+            events.extend(super()._emit(state, raw))
+        pending = state.get("po")
+        if pending is not None:  # test_tool_call_pending_truncated_stream: text after all
+            state["po"] = None
+            events.extend(super()._emit(state, pending))
+        if state["st"] == S_NAME and state["ti"] >= 0:
+            # test_abort_mid_function_tag: the name never got its `>`
+            events.append((E_NAME, _BAD_NAME, state["ti"]))
+        events.extend(super().finish_events(state))
+        return events
