@@ -401,7 +401,7 @@ def _vectors_of(names: Iterable[str | None], parsers: set[str] | None) -> list[d
         if parsers and name not in parsers:
             continue
         try:
-            out += [vec for vec in load_vectors(name) if runnable(vec)]
+            out += [vec for vec in load_vectors(name, group=None) if runnable(vec)]
         except FileNotFoundError:
             continue
     return out

@@ -21,7 +21,7 @@ if args[:1] == ["--chunks"]:
     chunking, args = args[1], args[2:]
 tot = collections.Counter()
 bad = collections.defaultdict(list)
-for vec in load_vectors():
+for vec in load_vectors(group=None):
     # reasoning vectors count under "<parser>/reasoning"
     key = vec["parser"] + ("/reasoning" if vec["kind"] == "reasoning" else "")
     for mode in modes(vec):

@@ -20,7 +20,7 @@ pytestmark = needs_models
 
 def _streaming_by_parser() -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    for vec in load_vectors():
+    for vec in load_vectors(group=None):
         if "single_call" in vec or vec.get("test_deltas_only"):
             continue  # what these assert depends on the test's own deltas
         if "streaming" in modes(vec):

@@ -198,3 +198,33 @@ ENGINE_TESTS = (
 )
 def test_engine_test_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
+
+
+# tests/reasoning/test_qwen3_tool_call_recovery.py (past vLLM 0.33.0): a call written inside
+# `<think>` ends the reasoning, and one-shot the answer after a later `</think>` comes before
+# the call in the content, so qwen3_coder keeps it (docs/deviations.md).
+RECOVERY = "tests/reasoning/test_qwen3_tool_call_recovery.py::"
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("vec", "mode"),
+    [c for p in ("qwen3", "qwen3_coder") for c in pinned_cases(p, source=RECOVERY)],
+)
+def test_tool_call_recovery_vector(vec: dict[str, Any], mode: str) -> None:
+    assert problems(vec, mode) == []
+
+
+@needs_models
+def test_answer_after_think_end_comes_before_the_promoted_call() -> None:
+    from vllm_vectors_loader import load_vectors
+
+    vec = next(
+        v
+        for v in load_vectors("qwen3")
+        if v["source"].endswith("test_existing_content_text_is_preserved_after_tool_call_promotion")
+    )
+    parser, _ = _reasoning_parser(vec)
+    _, content = parser.extract_reasoning(vec["model_output"])
+    assert content is not None
+    assert content.index("Here is the answer.") < content.index("<tool_call>")

@@ -64,7 +64,7 @@ def _single_field_vectors() -> list[Any]:
     out = []
     for parsers in SOURCES.values():
         for parser in parsers:
-            for vec in load_vectors(parser):
+            for vec in load_vectors(parser, group="tools-extra"):
                 if "single_field_deltas" in vec["asserted"]:
                     out.append(pytest.param(vec, id=vec["source"].split("::", 1)[1]))
     return out

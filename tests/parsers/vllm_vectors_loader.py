@@ -28,13 +28,16 @@ def _load_file(path: Path) -> tuple[Vector, ...]:
     return tuple(data)
 
 
-def vector_files(parser: str | None = None) -> list[Path]:
-    """The vector files of one parser (``<parser>.json`` then ``<parser>.<group>.json``), or all."""
-    if parser is None:
-        return sorted(VECTORS_DIR.glob("*.json"))
-    main = VECTORS_DIR / f"{parser}.json"
-    groups = sorted(VECTORS_DIR.glob(f"{parser}.*.json"))
-    return ([main] if main.is_file() else []) + groups
+def vector_files(parser: str | None = None, group: str | None = None) -> list[Path]:
+    """The vector files (``<parser>.json``, ``<parser>.<group>.json``) of one parser or of every
+    parser. ``group``: ``None`` = every file, ``""`` = only ``<parser>.json``, a name = only
+    that group's files."""
+
+    def wanted(path: Path) -> bool:
+        name, _, rest = path.name.removesuffix(".json").partition(".")
+        return (parser is None or name == parser) and (group is None or rest == group)
+
+    return [p for p in sorted(VECTORS_DIR.glob("*.json")) if wanted(p)]
 
 
 def vector_parsers() -> list[str]:
@@ -49,10 +52,13 @@ def load_vectors(
     mode: str | None = None,
     include_xfail: bool = True,
     include_derived: bool = True,
+    group: str | None = "",
 ) -> list[Vector]:
     """Return the vectors, optionally filtered.
 
-    ``parser``: a file stem such as ``"hermes"`` (``None`` = every file).
+    ``parser``: a parser name such as ``"hermes"`` (``None`` = every parser).
+    ``group``: ``""`` (default) = the ``<parser>.json`` files only, a name = only that group's
+    ``<parser>.<group>.json`` files, ``None`` = every file.
     ``kind``: ``"tool"`` or ``"reasoning"``.
     ``mode``: ``"streaming"`` or ``"non_streaming"``; vectors with mode ``"both"`` match either.
     ``include_xfail``: keep vectors whose vLLM test is xfail-marked.
@@ -62,9 +68,9 @@ def load_vectors(
     names = [parser] if parser is not None else vector_parsers()
     out: list[Vector] = []
     for name in names:
-        paths = vector_files(name)
-        if not paths:
+        if not vector_files(name):
             raise FileNotFoundError(f"no vector file for parser {name!r}")
+        paths = vector_files(name, group)
         for vec in (vec for path in paths for vec in _load_file(path)):
             if kind is not None and vec["kind"] != kind:
                 continue

@@ -357,14 +357,15 @@ def problems(vec: dict[str, Any], mode: str, chunking: str = "1") -> list[str]:
 def pinned_cases(
     parser: str, not_followed: dict[str, str] | None = None, *, source: str | None = None
 ) -> list[Any]:
-    """pytest params (vector, mode) for every vector of `parser` (only those of the vLLM test
-    file `source` when given) except `not_followed`: "<test id after the file path>" or
-    "<test id>:<mode>" -> the reason tokenfront does not satisfy it (docs/deviations.md)."""
+    """pytest params (vector, mode) for every vector of `parser` in `<parser>.json` (or, when
+    `source` is given, those of that vLLM test file in any of the parser's vector files) except
+    `not_followed`: "<test id after the file path>" or "<test id>:<mode>" -> the reason
+    tokenfront does not satisfy it (docs/deviations.md)."""
     from vllm_vectors_loader import load_vectors
 
     skip = not_followed or {}
     out = []
-    for vec in load_vectors(parser):
+    for vec in load_vectors(parser, group=None if source is not None else ""):
         if source is not None and not vec["source"].startswith(source):
             continue
         name = vec["source"].split("::", 1)[1]

@@ -308,7 +308,8 @@ class GrammarReasoningParser(ReasoningParser):
             return None, text
         g = self.c.grammar
         st = self._fresh(TEXT if self.prompt_closes else g.initial_state)
-        events = self._feed(st, text) + self._finish_events(st)
+        st["once"] = True
+        events = self._one_shot_order(self._feed(st, text) + self._finish_events(st))
         reasoning = "".join(v for k, v in events if k == "R")
         content = "".join(v for k, v in events if k == "T")
         if g.strip_trailing_reasoning_ws:
@@ -316,6 +317,10 @@ class GrammarReasoningParser(ReasoningParser):
         if not reasoning and self.empty_reasoning_is_empty_string and self._closed_empty(st, text):
             return "", content or None
         return reasoning or None, content or None
+
+    def _one_shot_order(self, events: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Hook: reorder a one-shot output's events before they are joined."""
+        return events
 
     def _closed_empty(self, st: JSONState, text: str) -> bool:
         """Whether the output starts in a reasoning section that it closes at once (an empty

@@ -22,6 +22,7 @@ from tokenfront.parsers.registry import reasoning_parser
 
 PRE, NAME, ARGS, BETWEEN = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
 CALL_START, CALL_END, ARG = "TOOL_CALL_START", "TOOL_CALL_END", "ARG_VALUE_CHUNK"
+_ANSWER = "ANSWER"  # one-shot event: the answer text after `</think>` starts here
 
 
 def xml_call_grammar(
@@ -98,6 +99,9 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
     # (`<`) or JSON (`{`); a quoted marker followed by prose stays reasoning
     # (tests/parser/engine/test_qwen3_reasoning.py, past vLLM 0.33.0; docs/deviations.md).
     quoted_call_stays_reasoning: ClassVar[bool] = True
+    # One-shot, the answer after a `</think>` that follows a call written in the reasoning
+    # goes before that call (_one_shot_order).
+    answer_before_promoted_call: ClassVar[bool] = True
 
     def _fresh(self, initial: str) -> JSONState:
         state = super()._fresh(initial)
@@ -125,6 +129,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
         st["tp"] = None
         if not opens:
             return self._emit(st, marker + spaces)
+        st["ic"] = True
         events = super()._on_terminal(st, "TOOL_START", marker)
         return events + (self._emit(st, spaces) if spaces else [])
 
@@ -196,11 +201,35 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
             feed_fences(st.setdefault("fc", new_fence_state()), value)
         return super()._emit(st, value)
 
+    def _one_shot_order(self, events: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """A call written inside `<think>` ends the reasoning; the answer text after a later
+        `</think>` goes before the call in the content, so a tool parser that keeps only the
+        text before the calls keeps it (vLLM's
+        tests/reasoning/test_qwen3_tool_call_recovery.py, past vLLM 0.33.0, which keeps the
+        call first; docs/deviations.md). Streams send that text after the call, as before."""
+        at = next((i for i, (k, _) in enumerate(events) if k == _ANSWER), None)
+        if at is None:
+            return events
+        first = next(i for i, (k, _) in enumerate(events) if k == END)  # the call that ended it
+        stop = next((i for i in range(at, len(events)) if events[i][0] == END), len(events))
+        return events[:first] + events[at:stop] + events[first:at] + events[stop:]
+
     def _on_terminal(self, st: JSONState, term: str, value: str) -> list[tuple[str, str]]:
+        if (
+            term == "THINK_END"
+            and self.answer_before_promoted_call
+            and st.get("once")
+            and st.get("ic")
+            and st["st"] == TEXT
+        ):
+            if not st["span"] and not st.get("ia"):  # the first `</think>` after the call
+                st["ia"] = True
+                return [(_ANSWER, "")]
         if st["st"] == REASONING and term == "TOOL_START":
             if in_fence(st.get("fc") or ["", None]):
                 return self._emit(st, value)
             if self.quoted_call_stays_reasoning:  # decided by the text after it (_process)
                 st["tp"] = [value, ""]
                 return []
+            st["ic"] = True
         return super()._on_terminal(st, term, value)

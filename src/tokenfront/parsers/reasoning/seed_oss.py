@@ -46,6 +46,7 @@ def _seed_oss(thinking: bool) -> Grammar:
 class SeedOssReasoningParser(Qwen3ReasoningParser):
     spec = GrammarSpec(_seed_oss, enable_thinking_only)
     quoted_call_stays_reasoning = False  # no seed_oss test asks for it: 0.33.0's rule
+    answer_before_promoted_call = False  # qwen3's test only: 0.33.0's order
 
     def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> Events:
         events: Events = []
