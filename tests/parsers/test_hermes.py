@@ -61,15 +61,7 @@ def collect(deltas: list[DeltaMessage | None]) -> tuple[str | None, list[tuple[s
 
 
 def _vectors() -> list[dict[str, Any]]:
-    # Not here: vectors of a combined reasoning + tool parser (`reasoning_parser`) or of a
-    # tool_choice "none" request; the pipeline runner pins them (test_vllm_vectors_parser_extra.py).
-    return [
-        v
-        for v in load_vectors("hermes", include_xfail=False)
-        if not v.get("vllm_033_differs")
-        and not v.get("reasoning_parser")
-        and (v.get("request") or {}).get("tool_choice") != "none"
-    ]
+    return [v for v in load_vectors("hermes", include_xfail=False) if not v.get("vllm_033_differs")]
 
 
 @pytest.mark.parametrize("vec", _vectors(), ids=vector_id)

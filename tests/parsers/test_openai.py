@@ -18,14 +18,9 @@ def parser():
     return make("openai", "qwen3")
 
 
-# tests/tool_parsers/test_openai_tool_parser.py only: the Harmony-reader tests of other groups
-# (openai.<group>.json) run on the gpt-oss model (test_vllm_vectors_harmony.py).
-TOOL_PARSER_VECTORS = [
-    v for v in load_vectors("openai", kind="tool") if v["source"].startswith("tests/tool_parsers/")
-]
-
-
-@pytest.mark.parametrize("vec", TOOL_PARSER_VECTORS, ids=lambda v: v["source"].split("::")[-1])
+@pytest.mark.parametrize(
+    "vec", list(load_vectors("openai", kind="tool")), ids=lambda v: v["source"].split("::")[-1]
+)
 def test_vllm_vectors(vec: dict) -> None:
     result = parser().extract_tool_calls(vec["model_output"])
     calls = [(c.name, c.arguments) for c in result.tool_calls]

@@ -27,11 +27,7 @@ BARE_COUNTER = {
     "test_bare_counter_multiple_tools_skips_unsafe_inference[ambiguous]",
     "test_bare_counter_multiple_tools_skips_unsafe_inference[malformed_json]",
 }
-# Not followed; the reason is in NOT_FOLLOWED of tests/parsers/test_vllm_vectors_tools_extra.py.
-NOT_FOLLOWED_ELSEWHERE = {"test_streaming_parse_error_preserves_committed_model_tool_call_id"}
-ALL = {
-    vec["source"].split("::")[-1] for vec in load_vectors("kimi_k2", kind="tool")
-} - NOT_FOLLOWED_ELSEWHERE
+ALL = {vec["source"].split("::")[-1] for vec in load_vectors("kimi_k2", kind="tool")}
 
 
 @needs_models

@@ -124,10 +124,6 @@ def _served_vectors() -> list[Any]:
     for vec in load_vectors("mistral", kind="tool"):
         if vec["asserted"] == ["raises"] or vec["source"] in NOT_FOLLOWED:
             continue
-        if vec["source"].startswith("tests/parser/test_mistral.py"):
-            # their own models, reasoning parser and requests (no tools, named, required):
-            # test_vllm_vectors_parser_extra.py and scripts/vector_replay.py serve them
-            continue
         for mode in ("non_streaming", "streaming") if vec["mode"] == "both" else (vec["mode"],):
             for tokenizer_mode in ("hf", "mistral"):
                 out.append(

@@ -15,12 +15,7 @@ import pytest
 from vllm_vectors_loader import load_vectors
 from vllm_vectors_run import GPT_OSS_BUILDER, cases, needs_models, problems
 
-# tests/tool_parsers/test_openai_tool_parser.py only (other groups: test_vllm_vectors_harmony.py).
-ALL = {
-    vec["source"].split("::")[-1]
-    for vec in load_vectors("openai", kind="tool")
-    if vec["source"].startswith("tests/tool_parsers/")
-}
+ALL = {vec["source"].split("::")[-1] for vec in load_vectors("openai", kind="tool")}
 
 
 @pytest.mark.skipif(not GPT_OSS_BUILDER.exists(), reason="gpt-oss test model source is absent")
