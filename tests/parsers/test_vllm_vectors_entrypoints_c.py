@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_run import needs_models, one_shot, pinned_cases, problems, streamed
+from vllm_vectors_run import needs_models, one_shot, problems, source_cases, streamed
 
 QWEN3XML = "tests/entrypoints/openai/tool_parsers/test_qwen3xml_tool_parser.py"
 
@@ -57,11 +57,7 @@ SOURCES = {
     "phi4_mini_json": "tests/entrypoints/openai/tool_parsers/test_phi4mini_tool_parser.py",
     "step3": "tests/entrypoints/openai/tool_parsers/test_step3_tool_parser.py",
 }
-CASES = [
-    case
-    for parser, source in SOURCES.items()
-    for case in pinned_cases(parser, NOT_FOLLOWED.get(parser, {}), source=source)
-]
+CASES = source_cases(SOURCES, NOT_FOLLOWED)
 
 
 def _calls(result: tuple[Any, Any, list[tuple[Any, Any]]]) -> tuple[Any, list[Any]]:

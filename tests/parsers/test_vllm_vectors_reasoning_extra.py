@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_run import needs_models, pinned_cases, problems
+from vllm_vectors_run import needs_models, problems, source_cases
 
 _NO_THINK = (
     "text before [/THINK] without [THINK] read as reasoning: the superseding "
@@ -37,9 +37,9 @@ _NEW_LINE = (
     "it stays content ('Before\\n[THINK]r[/THINK]\\nAfter' -> content 'Before\\n\\nAfter')"
 )
 
-# "<test id after the file path>" (or "<test id>:<mode>") -> reason, per vLLM test file.
+# "<test id after the file path>" (or "<test id>:<mode>") -> reason, per parser.
 NOT_FOLLOWED: dict[str, dict[str, str]] = {
-    "tests/reasoning/test_mistral_reasoning_parser.py": {
+    "mistral": {
         "test_mistral_reasoning[simple_reasoning]": _NO_THINK,
         "test_mistral_reasoning[simple_reasoning_streaming]": _NO_THINK,
         "test_mistral_reasoning[complete_reasoning]": _NO_THINK,
@@ -63,11 +63,7 @@ SOURCES = {
     "mistral": "tests/reasoning/test_mistral_reasoning_parser.py",
 }
 
-CASES = [
-    case
-    for parser, source in SOURCES.items()
-    for case in pinned_cases(parser, NOT_FOLLOWED.get(source, {}), source=source)
-]
+CASES = source_cases(SOURCES, NOT_FOLLOWED)
 
 
 @needs_models

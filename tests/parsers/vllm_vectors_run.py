@@ -375,6 +375,18 @@ def pinned_cases(
     return out
 
 
+def source_cases(
+    sources: dict[str, str], not_followed: dict[str, dict[str, str]] | None = None
+) -> list[Any]:
+    """`pinned_cases` of each parser -> vLLM test file in `sources`; `not_followed` per parser."""
+    skip = not_followed or {}
+    return [
+        case
+        for parser, source in sources.items()
+        for case in pinned_cases(parser, skip.get(parser), source=source)
+    ]
+
+
 def cases(parser: str, sources: set[str], kind: str | None = "tool") -> list[Any]:
     """pytest params (vector, mode) for the vectors whose source test name is in `sources`."""
     from vllm_vectors_loader import load_vectors
