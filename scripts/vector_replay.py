@@ -642,10 +642,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return a
 
 
+def _repo_model(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A `repo:tests/models/X` model (tests/golden/configs-*.json) as an absolute path."""
+    model = str(cfg["model"])
+    if not model.startswith("repo:"):
+        return cfg
+    return {**cfg, "model": str(REPO / model.removeprefix("repo:"))}
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     configs = load_configs(a.configs_file)
-    configs = {n: c for n, c in configs.items() if not a.config or n in a.config}
+    configs = {n: _repo_model(c) for n, c in configs.items() if not a.config or n in a.config}
     parsers = set(a.parser or ()) or None
     if a.servers == "config":
         plans = config_plans(configs, parsers)
