@@ -108,6 +108,12 @@ class ToolCall:
     id: str | None = None
     type: str = "function"
 
+    def as_delta(self, index: int, call_id: str) -> DeltaToolCall:
+        """The whole call as one streamed delta (a stream that held it until its end)."""
+        return DeltaToolCall(
+            index=index, id=call_id, type="function", name=self.name, arguments=self.arguments
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -21,7 +21,6 @@ from typing import Any
 
 from tokenfront.parsers.base import (
     DeltaMessage,
-    DeltaToolCall,
     ExtractedToolCalls,
     JSONState,
     ToolCall,
@@ -146,16 +145,7 @@ class GigaChat3ToolParser(JsonToolParser):
         text = state.get("text", "")
         state["content_sent"] = len(text)
         result = self.extract_tool_calls(text)
-        calls = [
-            DeltaToolCall(
-                index=i,
-                id=random_tool_call_id(),
-                type="function",
-                name=tc.name,
-                arguments=tc.arguments,
-            )
-            for i, tc in enumerate(result.tool_calls)
-        ]
+        calls = [tc.as_delta(i, random_tool_call_id()) for i, tc in enumerate(result.tool_calls)]
         if not result.content and not calls:
             return None
         return DeltaMessage(content=result.content, tool_calls=calls)

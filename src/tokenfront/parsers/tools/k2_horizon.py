@@ -20,7 +20,6 @@ from typing import Any
 
 from tokenfront.parsers.base import (
     DeltaMessage,
-    DeltaToolCall,
     ExtractedToolCalls,
     JSONState,
     ParseContext,
@@ -230,10 +229,8 @@ class K2HorizonToolParser(ToolParser):
             combined = (content or "") + (failed or "")
             return DeltaMessage(content=combined) if combined else None
         calls = [
-            DeltaToolCall(index=i, id=self.new_tool_call_id(c.name), type="function",
-                          name=c.name, arguments=c.arguments)
-            for i, c in enumerate(parsed.tool_calls)
-        ]  # fmt: skip
+            c.as_delta(i, self.new_tool_call_id(c.name)) for i, c in enumerate(parsed.tool_calls)
+        ]
         suffix = self._content(state, text[end:])
         combined = (content or "") + (suffix or "")
         return DeltaMessage(content=combined or None, tool_calls=calls)
