@@ -10,10 +10,10 @@ It starts servers (tokenfront by default, `--vllm` for vLLM 0.33.0's render serv
 ../shared/parity/replay.py) on the configs of ../shared/parity/configs.json:
 `--servers config` runs each config as it is with the vectors (tests/parsers/vllm_vectors) of the
 parsers it serves; `--servers vector` runs each parser name on the model (and other args) of the
-first config serving it, with exactly the parsers its vectors name (a tool vector's
-`reasoning_parser` too, a reasoning vector alone); `--servers hybrid` is `vector` except that a
-reasoning vector keeps its config's tool parser. Each vector is replayed as the shared corpus's
-derender cases:
+first config serving it (a vector's `test_model`: that tests/models dir instead), with exactly
+the parsers its vectors name (a tool vector's `reasoning_parser` too, a reasoning vector alone);
+`--servers hybrid` is `vector` except that a reasoning vector keeps its config's tool parser.
+Each vector is replayed as the shared corpus's derender cases:
 
 * the model output is tokenized by the server's own `/tokenize` (no special-token additions);
   the prompt is the server's own render of `{"messages": [user "Hi"], tools, tool_choice,
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import sys
 import time
@@ -68,7 +69,7 @@ from paritylib import (  # noqa: E402
     stream_text,
 )
 from vllm_vectors_loader import check_result, load_vectors  # noqa: E402
-from vllm_vectors_run import chunk_ends, modes, request_context  # noqa: E402
+from vllm_vectors_run import _tokenizer, chunk_ends, delta_ends, modes, request_context  # noqa: E402
 
 TOKENFRONT_CMD = (
     f"{REPO}/.venv/bin/tokenfront serve --model {{model}} --served-model-name {{name}} "
@@ -329,6 +330,13 @@ class Target:
     model: str
     chunkings: tuple[str, ...]
     prompt: str
+    model_dir: str
+
+
+@functools.cache
+def local_tokenizer(model_dir: str) -> Any:
+    """The served model's tokenizer, to find the token ends of a vector's own text deltas."""
+    return _tokenizer(model_dir)
 
 
 def run_vector(target: Target, vec: dict[str, Any], match: str) -> list[Run]:
@@ -346,8 +354,11 @@ def run_vector(target: Target, vec: dict[str, Any], match: str) -> list[Run]:
         case = one_shot_case(chat, prompt, ids)
         outcomes["one_shot"] = one_shot_outcome(run_case(client, url, case))
     if "streaming" in wanted:
+        own_ends = None
+        if vec.get("test_deltas_only"):  # its assertion holds for its test's own deltas only
+            own_ends = delta_ends(vec, local_tokenizer(target.model_dir), ids)
         for chunking in dict.fromkeys(("1", *target.chunkings)):
-            ends = chunk_ends(len(ids), chunking, seed=vec["source"])
+            ends = own_ends or chunk_ends(len(ids), chunking, seed=vec["source"])
             case = stream_case(chat, prompt, ids, ends)
             outcomes[chunking] = stream_outcome(run_case(client, url, case))
     runs = []
@@ -433,17 +444,22 @@ def vector_plans(
         for parser in config_parsers(cfg):
             if parser:
                 home.setdefault(parser, name)
-    plans: dict[tuple[str, str | None, str | None], Plan] = {}
+    plans: dict[tuple[str, str | None, str | None, str | None], Plan] = {}
     for vec in _vectors_of(home, parsers):
         base = home[vec["parser"]]
         tool = vec["parser"] if vec["kind"] == "tool" else None
         reasoning = vec["parser"] if tool is None else vec.get("reasoning_parser")
         if hybrid and tool is None:
             tool = config_parsers(configs[base])[0]
-        key = (base, tool, reasoning)
+        own_model = vec.get("test_model")
+        key = (base, tool, reasoning, own_model)
         if key not in plans:
             name = f"{base}:{tool or '-'}+{reasoning or '-'}"
-            plans[key] = Plan(name, _with_parsers(configs[base], tool, reasoning))
+            cfg = _with_parsers(configs[base], tool, reasoning)
+            if own_model:  # the tests/models dir holding the vocabulary the vLLM test used
+                name += f"@{own_model}"
+                cfg = {**cfg, "model": str(REPO / "tests" / "models" / own_model)}
+            plans[key] = Plan(name, cfg)
         plans[key].todo.append((vec, "exact"))
     return list(plans.values())
 
@@ -488,7 +504,10 @@ def run_plan(plan: Plan, a: argparse.Namespace, log: Callable[[str], None]) -> l
             httpx.Client(timeout=a.timeout, limits=limits) as client,
             ThreadPoolExecutor(a.jobs) as pool,
         ):
-            target = Target(client, srv.url, name, model, tuple(a.chunkings), a.prompt)
+            model_dir = str(Path(a.models_root) / cfg["model"])
+            if any(vec.get("test_deltas_only") for vec, _ in plan.todo):
+                local_tokenizer(model_dir)  # loaded once, before the worker threads need it
+            target = Target(client, srv.url, name, model, tuple(a.chunkings), a.prompt, model_dir)
             batches = pool.map(lambda item: run_vector(target, *item), plan.todo)
             return [run for batch in batches for run in batch]
     finally:

@@ -25,8 +25,9 @@ _FORCED = (
     "pcore-qwen3-hermes-tool-{named,required}-once, pub-qwen3-hermes-derender-chat-026/027)"
 )
 _SUPPRESS = (
-    "vLLM 0.33.0 drops qwen3_coder call markup under tool_choice none (_suppress_tool_calls); "
-    "golden tf-qwen3_coder-tool_choice_none-{once,stream} keeps that answer"
+    "vLLM 0.33.0 drops qwen3_coder call markup under tool_choice none (_suppress_tool_calls), "
+    "as the newer test_replay.py (@5b83cf0a, TestToolCallFilteringReplay suppress_tool_calls) "
+    "asserts; golden tf-qwen3_coder-tool_choice_none-{once,stream} keeps that answer"
 )
 
 # (parser, vLLM test file) -> {"<test id after the file path>": reason}
