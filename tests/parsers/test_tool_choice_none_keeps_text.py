@@ -1,8 +1,10 @@
 """tool_choice "none" / no request tools: which engine-based parsers leave the text alone.
 
 vLLM issue #55080 (`tests/parser/test_tool_choice_none_preserves_content.py`) for glm45 and
-qwen3_xml, and kimi_k2's reasoning test served with its tool parser; the other engine-based
-parsers keep vLLM 0.33.0's stripping (docs/deviations.md).
+qwen3_xml, and kimi_k2's reasoning test served with its tool parser: a request without tools
+keeps the text. With tools and tool_choice "none" the markup is removed, as in vLLM 0.33.0 and
+`tests/parser/engine/test_replay.py`'s suppress mode; the other engine-based parsers keep
+vLLM 0.33.0's stripping in both cases (docs/deviations.md).
 """
 
 from __future__ import annotations
@@ -18,9 +20,19 @@ HERMES_STYLE = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "SF"}
 KIMI = "some reasoning<|tool_calls_section_begin|>tool call data"
 
 
-def _parse(parser: str, model: str, text: str, choice: str | None, reasoning: str | None = None):
+STUB_TOOLS = [{"type": "function", "function": {"name": "stub", "parameters": {"type": "object"}}}]
+
+
+def _parse(
+    parser: str,
+    model: str,
+    text: str,
+    choice: str | None,
+    reasoning: str | None = None,
+    tools: list[dict] | None = None,
+):
     pipeline, tok = output_parser(parser, model, reasoning=reasoning)
-    ctx = ParseContext(tools=None, tool_choice=choice, enable_auto_tools=True)
+    ctx = ParseContext(tools=tools, tool_choice=choice, enable_auto_tools=True)
     return pipeline.parse(text, tok.encode(text, add_special_tokens=False), ctx)
 
 
@@ -42,4 +54,26 @@ def test_kimi_k2_keeps_text_after_the_section_marker_without_tools(choice: str |
 def test_qwen3_coder_still_strips_call_markup_under_tool_choice_none() -> None:
     text = "<tool_call>\n<function=get_weather>\n<parameter=city>SF</parameter>\n</function>\n</tool_call>"
     message = _parse("qwen3_coder", "qwen3", text, "none")
+    assert not message["content"]
+
+
+QWEN3_XML_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>SF</parameter>\n</function>\n</tool_call>"
+GLM45_CALL = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>"
+
+
+@pytest.mark.parametrize(
+    ("parser", "model", "call"),
+    [("glm45", "synthetic-multi", GLM45_CALL), ("qwen3_xml", "qwen3", QWEN3_XML_CALL)],
+)
+def test_call_markup_is_removed_under_tool_choice_none_with_tools(
+    parser: str, model: str, call: str
+) -> None:
+    message = _parse(parser, model, "Sure. " + call, "none", tools=STUB_TOOLS)
+    assert message["content"] == "Sure. "
+    assert not message["tool_calls"]
+
+
+def test_kimi_k2_drops_the_section_under_tool_choice_none_with_tools() -> None:
+    message = _parse("kimi_k2", "synthetic-multi", KIMI, "none", reasoning="kimi_k2", tools=STUB_TOOLS)
+    assert message["reasoning"] == "some reasoning"
     assert not message["content"]

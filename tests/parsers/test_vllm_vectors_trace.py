@@ -37,10 +37,9 @@ PARSERS = (
 
 _KIMI_KEEPS_TEXT = (
     "deliberate kimi_k2 deviation (docs/deviations.md row 'glm45, qwen3_xml, kimi_k2 | call "
-    "markup ... tool_choice none', tests/parser/test_tool_choice_none_preserves_content.py, "
-    "vLLM #55080): under tool_choice 'none' or without request tools the text from "
-    "<|tool_calls_section_begin|> on is kept as content; vLLM 0.33.0 (and this test) consume "
-    "the section"
+    "markup ... without tools', vLLM #55080, tests/reasoning/test_kimi_k2_reasoning_parser.py::"
+    "test_extract_reasoning_tool_section_ends_reasoning): a request without tools keeps the text "
+    "from <|tool_calls_section_begin|> on as content; vLLM 0.33.0 (and this test) consume the section"
 )
 _DSV4_DEFAULT_THINKING = (
     "vLLM 0.33.0's DeepSeekV4Parser thinks by default when chat_template_kwargs name neither "
@@ -54,20 +53,6 @@ _DSV4_DEFAULT_THINKING = (
 NOT_FOLLOWED: dict[str, dict[str, str]] = {
     "kimi_k2": {
         "TestReplay::test_replay[kimi_k2-empty-tool-block]": _KIMI_KEEPS_TEXT,
-        **{
-            f"{cls}[KimiK2Parser-kimi_k2-{sample}{suffix}]": _KIMI_KEEPS_TEXT
-            for sample in (
-                "think-then-tool",
-                "think-then-parallel-tools",
-                "complex-json-args",
-                "think-content-tool",
-                "think-whitespace-tool",
-            )
-            for cls, suffix in (
-                ("TestToolCallFilteringReplay::test_replay", "-suppress_tool_calls"),
-                ("TestToolCallFilteringNonStreaming::test_parse", ""),
-            )
-        },
     },
     "deepseek_v4": {
         "TestReplay::test_replay[deepseek_v4-content-only]": _DSV4_DEFAULT_THINKING,

@@ -279,9 +279,10 @@ class ToolParser:
     tool_call_id_type: ClassVar[str] = "random"
     supports_required_and_named: ClassVar[bool] = True
     engine_based: ClassVar[bool] = False
-    # An engine-based parser that leaves the text alone under tool_choice "none" or without
-    # request tools, where vLLM 0.33.0 ran it and removed the call markup (vLLM issue #55080;
-    # asserted for glm45 and qwen3_xml by tests/parser/test_tool_choice_none_preserves_content.py).
+    # An engine-based parser that leaves the text alone for a request without tools, where
+    # vLLM 0.33.0 ran it and removed the call markup (vLLM issue #55080; asserted for glm45 and
+    # qwen3_xml by tests/parser/test_tool_choice_none_preserves_content.py). With tools and
+    # tool_choice "none" the markup is still removed (tests/parser/engine/test_replay.py).
     keeps_text_without_tool_choice: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:

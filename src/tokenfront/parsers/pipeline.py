@@ -211,10 +211,12 @@ class ChatOutputParser:
             return True
         return tool.keeps_text_without_tool_choice and self.engine_based and not ctx.tools
 
-    def _markup_stripped(self, tool: ToolParser) -> bool:
+    def _markup_stripped(self, tool: ToolParser, ctx: ParseContext) -> bool:
         """Whether a skipped extraction still runs the parser for the content it returns
-        (markup removed, calls dropped), as vLLM 0.33.0 does for engine-based pipelines."""
-        return self.engine_based and not tool.keeps_text_without_tool_choice
+        (markup removed, calls dropped), as vLLM 0.33.0 does for engine-based pipelines;
+        a parser that keeps the text does so only for requests without tools."""
+        keeps_text = tool.keeps_text_without_tool_choice and not ctx.tools
+        return self.engine_based and not keeps_text
 
     def _extract_tool_calls(
         self, tool: ToolParser | None, content: str | None, ctx: ParseContext
@@ -222,7 +224,7 @@ class ChatOutputParser:
         if tool is None:
             return [], content
         if self._extraction_skipped(tool, ctx):
-            if self._markup_stripped(tool) and content is not None:
+            if self._markup_stripped(tool, ctx) and content is not None:
                 return [], tool.extract_tool_calls(content).content
             return [], content
         choice = ctx.tool_choice
@@ -479,7 +481,7 @@ class ChatOutputParser:
         ctx: ParseContext,
     ) -> DeltaMessage | None:
         if self._extraction_skipped(tool, ctx):
-            if self._markup_stripped(tool):
+            if self._markup_stripped(tool, ctx):
                 delta = tool.stream(st["t"], text, ids)
                 if delta is not None:
                     delta.tool_calls = []
