@@ -11,6 +11,12 @@ assert every call whole and once, so tokenfront keeps vLLM's per-chunk steps and
 the stream, completes what they left out (docs/deviations.md): calls whose name was never sent
 (id, name and arguments), and argument text not yet sent. The streaming state keeps, per call,
 `[name sent, "{" sent, argument text sent]` (`state["sent"]`).
+
+vLLM's regular expressions find `"name": "…"` anywhere, so a `"name"` key inside a call's
+arguments (`{"name": "register_user", "arguments": {"name": "John Doe", …}}`) became a call of
+its own; tokenfront reads only the calls' own keys (`call_key_starts`): the keys of the objects
+directly inside the list (or of a lone top-level object), as one-shot parsing does
+(test_hunyuan_a13b_tool_parser.py::test_hunyuan_a13b_tool_parser_extract[2]).
 """
 
 from __future__ import annotations
@@ -28,11 +34,44 @@ _ARGS_KEY_RE = re.compile(r'\s*,\s*"arguments"\s*:\s*')
 _DECODER = json.JSONDecoder()
 
 
-def call_list_spans(text: str) -> list[tuple[str, str | None]]:
-    """(name, arguments source text) per `"name": "…", "arguments": …` in `text`; the
-    arguments are None until their JSON value is complete."""
+def call_key_starts(text: str, start: int = 0) -> set[int]:
+    """Offsets of the strings (from `start` on) that sit directly in a call object: an object
+    directly inside the outermost array, or the outermost object itself."""
+    out: set[int] = set()
+    stack: list[str] = []
+    in_string = escape = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+            if stack in (["[", "{"], ["{"]):
+                out.add(i)
+        elif ch in "[{":
+            stack.append(ch)
+        elif ch in "]}" and stack:
+            stack.pop()
+    return out
+
+
+def call_matches(pattern: re.Pattern[str], text: str, start: int = 0) -> list[re.Match[str]]:
+    """Matches of `pattern` (which starts at a `"name"` key) at the calls' own keys only."""
+    keys = call_key_starts(text, start)
+    return [m for m in pattern.finditer(text, start) if m.start() in keys]
+
+
+def call_list_spans(text: str, start: int = 0) -> list[tuple[str, str | None]]:
+    """(name, arguments source text) per `"name": "…", "arguments": …` of a call in `text`
+    (from `start` on); the arguments are None until their JSON value is complete."""
     out: list[tuple[str, str | None]] = []
-    for match in _NAME_RE.finditer(text):
+    for match in call_matches(_NAME_RE, text, start):
         key = _ARGS_KEY_RE.match(text, match.end())
         args: str | None = None
         if key is not None:
@@ -58,14 +97,15 @@ def _forms(args: str) -> list[str]:
 
 
 def complete_calls(
-    state: JSONState, text: str, new_id: Callable[[int], str]
+    state: JSONState, text: str, new_id: Callable[[int], str], start: int = 0
 ) -> DeltaMessage | None:
-    """The deltas a stream of `text` still owes at its end (see the module docstring)."""
+    """The deltas a stream of `text` (calls from `start` on) still owes at its end (see the
+    module docstring)."""
     sent: list[list[Any]] = state.get("sent") or []
     if not any(entry[0] for entry in sent):
         return None  # not a tool-call stream
     out: list[DeltaToolCall] = []
-    for index, (name, args) in enumerate(call_list_spans(text)):
+    for index, (name, args) in enumerate(call_list_spans(text, start)):
         while len(sent) <= index:
             sent.append([False, False, ""])
         entry = sent[index]

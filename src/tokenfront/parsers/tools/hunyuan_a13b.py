@@ -3,6 +3,13 @@
 One-shot parsing takes the first `<tool_calls>` block (outside `<think>`) whose body is valid
 JSON; content is the text before it. Streaming treats output starting with `[` (after an optional
 `<tool_calls>`) as calls and finds names and argument objects with regular expressions.
+
+vLLM's stream reads calls only when the output starts with them and sends a `<tool_calls>`
+that arrives before its `[` as content. tokenfront's stream gives what one-shot parsing returns
+(tests/tool_parsers/test_hunyuan_a13b_tool_parser.py::test_hunyuan_a13b_tool_parser_extract,
+streamed): `<tool_calls>` (or a start of it at the end of the text, not a lone `<`) is held back until the
+text after it shows whether a list follows; text before it is content and a `<tool_calls>[`
+after it (outside `<think>`) starts the calls. Held text that opens no calls is released.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import secrets
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolCall
-from tokenfront.parsers.engines.json_call_list import complete_calls
+from tokenfront.parsers.engines.json_call_list import call_matches, complete_calls
 from tokenfront.parsers.engines.json_calls import (
     JsonToolParser,
     args_delta,
@@ -46,6 +53,32 @@ def _skip_space(i: int, text: str) -> int:
     while i < len(text) and text[i].isspace():
         i += 1
     return i
+
+
+def _inside_think(text: str, at: int) -> bool:
+    return text.rfind("<think>", 0, at) > text.rfind("</think>", 0, at)
+
+
+def _scan(text: str, start: int) -> tuple[int, int | None]:
+    """(where the content that may be sent stops, offset of the calls' `[` or None), reading
+    `text` from `start` (text before it was sent)."""
+    first = _skip_space(0, text)
+    if start <= first < len(text) and text[first] == "[":
+        return first, first  # vLLM's case: the output is the list
+    at = text.find("<", max(0, start - len(START)))
+    while at != -1:
+        if not _inside_think(text, at):
+            rest = text[at:]
+            if 2 <= len(rest) < len(START) and START.startswith(rest):
+                return max(at, start), None  # a start of the marker at the end: wait
+            if rest.startswith(START):
+                body = _skip_space(at + len(START), text)
+                if body == len(text):
+                    return max(at, start), None  # the marker, its list not yet begun
+                if text[body] == "[":
+                    return max(at, start), body
+        at = text.find("<", at + 1)
+    return len(text), None
 
 
 def split_output(text: str) -> tuple[str | None, str | None]:
@@ -102,12 +135,19 @@ class HunyuanA13BToolParser(JsonToolParser):
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
         """What vLLM's steps left out, sent at the end (engines/json_call_list.py)."""
-        return complete_calls(state, state.get("text", ""), _call_id)
+        text: str = state.get("text", "")
+        call_at = state.get("call_at")
+        if call_at is None:  # not a tool-call stream: release what was held back
+            held = text[state.get("shown", len(text)) :]
+            return DeltaMessage(content=held) if held else None
+        return complete_calls(state, text, _call_id, call_at)
 
     def initial_state(self) -> JSONState:
         state = super().initial_state()
         state["cur"] = -1
         state["sent"] = []  # per call: [name sent, "{" sent, arguments sent]
+        state["shown"] = 0  # text before this offset was sent as content
+        state["call_at"] = None  # offset of the calls' `[`, once found
         return state
 
     def step(
@@ -118,18 +158,32 @@ class HunyuanA13BToolParser(JsonToolParser):
         delta_text: str,
         delta_ids: list[int],
     ) -> DeltaMessage | None:
-        start = _skip_space(0, current_text)
-        if current_text[start:].startswith(START):
-            start = _skip_space(start + len(START), current_text)
-        if not current_text or start >= len(current_text) or current_text[start] != "[":
-            return DeltaMessage(content=delta_text)
+        lead = None
+        start = state["call_at"]
+        if start is None:
+            shown = state["shown"]
+            stop, start = _scan(current_text, shown)
+            state["shown"] = stop
+            if start is None:
+                if shown == len(previous_text) and stop == len(current_text):
+                    return DeltaMessage(content=delta_text)
+                return DeltaMessage(content=current_text[shown:stop]) if stop > shown else None
+            state["call_at"] = start
+            lead = current_text[shown:stop]
+        delta = self._calls(state, current_text, start)
+        if lead and lead.strip():  # text before the calls in this chunk
+            delta = delta or DeltaMessage()
+            delta.content = lead + (delta.content or "")
+        return delta
+
+    def _calls(self, state: JSONState, current_text: str, start: int) -> DeltaMessage | None:
         try:
             parsed = json.loads(current_text[start:])
             if isinstance(parsed, list):
                 state["prev"] = parsed
         except json.JSONDecodeError:
             pass
-        names = list(_NAME_RE.finditer(current_text))
+        names = call_matches(_NAME_RE, current_text, start)
         count = len(names)
         if count == 0:
             return None
@@ -143,17 +197,17 @@ class HunyuanA13BToolParser(JsonToolParser):
                 state["cur"] = nxt
                 sent[nxt][0] = True
                 return name_delta(nxt, _call_id(nxt), names[nxt].group(1))
-        return self._args(state, current_text, cur, count)
+        return self._args(state, current_text, cur, count, start)
 
     def _args(
-        self, state: JSONState, text: str, cur: int, count: int
+        self, state: JSONState, text: str, cur: int, count: int, start: int
     ) -> DeltaMessage | None:
         if not 0 <= cur < count:
             return None
         sent: list[list[Any]] = state["sent"]
         # Only the current call's own empty arguments (vLLM: any call's, which sends "{}" for
         # the current call; test_hunyuan_a13b_tool_parser_streaming_one_empty_args_tool).
-        names = list(_NAME_RE.finditer(text))
+        names = call_matches(_NAME_RE, text, start)
         empty = _EMPTY_ARGS_RE.match(text, names[cur].start()) if cur < len(names) else None
         if empty and empty.start() > 0 and not sent[cur][1]:
             sent[cur][1] = True
@@ -161,7 +215,7 @@ class HunyuanA13BToolParser(JsonToolParser):
             if cur < count - 1:
                 state["cur"] = cur + 1
             return args_delta(cur, "{}")
-        matches = list(_ARGS_RE.finditer(text))
+        matches = call_matches(_ARGS_RE, text, start)
         if cur >= len(matches):
             return None
         args_text = matches[cur].group(1)

@@ -3,6 +3,15 @@
 The array may be the whole output, follow `</think>`, or sit in a ```json block, after
 `[TOOL_CALLS]` or inside `<tool_call>...</tool_call>`. Streaming finds names and argument
 objects with regular expressions over the text so far (vLLM's approach, quirks included).
+
+Where vLLM's stream loses what one-shot parsing returns (tests/tool_parsers/
+test_xlam_tool_parser.py::test_extract_tool_calls, streamed), tokenfront's keeps it: a block
+opener (```json, `[TOOL_CALLS]`, `<tool_call>`, or a start of one at the end of the text:
+not a lone `[`, `<` or bare ```) is held back while the text after it can still open a list, so neither the marker nor partial JSON
+leaks into the content (vLLM: streamed as content until `"name"` and `"arguments"` appear),
+and text that precedes the calls in the chunk that starts them (e.g. `<think>…</think>` and the
+list in one chunk) is sent as content (vLLM: dropped). Held text that never opens calls is
+released when that becomes clear or at the end.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import secrets
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolCall
-from tokenfront.parsers.engines.json_call_list import complete_calls
+from tokenfront.parsers.engines.json_call_list import call_matches, complete_calls
 from tokenfront.parsers.engines.json_calls import (
     JsonToolParser,
     args_delta,
@@ -75,16 +84,61 @@ def split_output(text: str) -> tuple[str | None, str | None]:
     return text, None
 
 
-def _search_text(current_text: str, calls_text: str | None, has_block: bool) -> str:
-    """The text whose names and argument objects are streamed."""
-    search = calls_text if calls_text else current_text
-    if not calls_text and has_block:
+def _search_text(
+    current_text: str, calls_text: str | None, has_block: bool, call_at: int = 0
+) -> tuple[str, int]:
+    """The text whose names and argument objects are streamed, and where its calls start."""
+    if calls_text:
+        return calls_text, 0
+    if has_block:
         block = _OPEN_BLOCK_RE.search(current_text)
         if block:
             candidate = block.group(1).strip()
             if candidate.startswith("[") and '"name"' in candidate and '"arguments"' in candidate:
-                search = candidate
-    return search
+                return candidate, 0
+    return current_text, call_at
+
+
+_OPENERS = ("```", "[TOOL_CALLS]", "<tool_call>")
+_FENCE_OPEN_RE = re.compile(r"```(?:js|jso|json\s*)")
+_FENCE_LIST_RE = re.compile(r"```(?:json)?\s*\[")
+_TAG_LIST_RE = re.compile(r"(?:\[TOOL_CALLS\]|<tool_call>)\s*(?:\[|$)")
+_OPENER_CHARS_RE = re.compile(r"[`\[<]")
+_LOOKBACK = len("[TOOL_CALLS]")
+
+
+def _opens_calls(rest: str) -> bool:
+    """Whether `rest` (the text from a possible block opener on) can still open a call list.
+
+    Only specific starts count (a tag's first two characters, ```js…): a lone `[`, `<` or a
+    bare ``` at the end of a chunk is sent (prose and code blocks keep vLLM's chunks)."""
+    if len(rest) >= 2 and any(op.startswith(rest) and op != rest for op in _OPENERS[1:]):
+        return True  # a start of a tag at the end of the text
+    if rest.startswith("```"):
+        if _FENCE_OPEN_RE.fullmatch(rest):
+            return True
+        return bool(_FENCE_LIST_RE.match(rest)) and "```" not in rest[3:]
+    if rest.startswith("[TOOL_CALLS]") or rest.startswith("<tool_call>"):
+        return bool(_TAG_LIST_RE.match(rest)) and "</tool_call>" not in rest
+    return False
+
+
+def _hold_at(text: str, start: int) -> int:
+    """Where the content that may be sent (from `start` on) stops: at a possible block
+    opener, or at `start` inside one that began in text already sent."""
+    for found in _OPENER_CHARS_RE.finditer(text, max(0, start - _LOOKBACK)):
+        if _opens_calls(text[found.start() :]):
+            return max(found.start(), start)
+    return len(text)
+
+
+def _calls_start(text: str, start: int) -> int:
+    """Where the calls begin in a text first read as calls (content before it is sent)."""
+    think = _THINK_RE.search(text, start)
+    if think:
+        return think.start() + len("</think>")
+    found = [text.find(op, start) for op in _OPENERS]
+    return min((at for at in found if at >= 0), default=start)
 
 
 def _has_block(text: str) -> bool:
@@ -128,16 +182,23 @@ class XLAMToolParser(JsonToolParser):
     def finish(self, state: JSONState) -> DeltaMessage | None:
         """What vLLM's steps left out, sent at the end (engines/json_call_list.py)."""
         text: str = state.get("text", "")
+        call_at = state.get("call_at")
+        if call_at is None:  # not a tool-call stream: release what was held back
+            held = text[state.get("shown", len(text)) :]
+            return DeltaMessage(content=held) if held else None
         try:
             calls_text = split_output(text)[1]
         except Exception:
             return None
-        return complete_calls(state, _search_text(text, calls_text, _has_block(text)), _call_id)
+        search, start = _search_text(text, calls_text, _has_block(text), call_at)
+        return complete_calls(state, search, _call_id, start)
 
     def initial_state(self) -> JSONState:
         state = super().initial_state()
         state["cur"] = -1
         state["sent"] = []  # per call: [name sent, "{" sent, arguments sent]
+        state["shown"] = 0  # text before this offset was sent as content
+        state["call_at"] = None  # where the calls start, once the text reads as calls
         return state
 
     def step(
@@ -160,11 +221,34 @@ class XLAMToolParser(JsonToolParser):
             or (has_block and '"name"' in current_text and '"arguments"' in current_text)
         )
         if not is_call:
-            return DeltaMessage(content=delta_text)
+            return self._content(state, previous_text, current_text, delta_text)
+        lead = None
+        if state["call_at"] is None:
+            start = state["shown"]
+            state["call_at"] = _calls_start(current_text, start)
+            lead = current_text[start : state["call_at"]]
+            state["shown"] = len(current_text)
         try:
-            return self._advance(state, current_text, calls_text, has_block)
+            delta = self._advance(state, current_text, calls_text, has_block)
         except Exception:
             return DeltaMessage(content=delta_text)
+        if lead and lead.strip():  # text before the calls in this chunk (vLLM: dropped)
+            delta = delta or DeltaMessage()
+            delta.content = lead + (delta.content or "")
+        return delta
+
+    def _content(
+        self, state: JSONState, previous_text: str, current_text: str, delta_text: str
+    ) -> DeltaMessage | None:
+        """A chunk of plain text: sent up to a possible block opener."""
+        if state["call_at"] is not None:
+            return DeltaMessage(content=delta_text)
+        start = state["shown"]
+        stop = _hold_at(current_text, start)
+        state["shown"] = stop
+        if start == len(previous_text) and stop == len(current_text):
+            return DeltaMessage(content=delta_text)
+        return DeltaMessage(content=current_text[start:stop]) if stop > start else None
 
     def _advance(
         self, state: JSONState, current_text: str, calls_text: str | None, has_block: bool
@@ -175,8 +259,8 @@ class XLAMToolParser(JsonToolParser):
                 state["prev"] = parsed
         except json.JSONDecodeError:
             pass
-        search = _search_text(current_text, calls_text, has_block)
-        names = list(_NAME_RE.finditer(search))
+        search, start = _search_text(current_text, calls_text, has_block, state["call_at"] or 0)
+        names = call_matches(_NAME_RE, search, start)
         count = len(names)
         if count == 0:
             return None
@@ -201,7 +285,7 @@ class XLAMToolParser(JsonToolParser):
             if cur < count - 1:
                 state["cur"] = cur + 1
             return args_delta(cur, "{}")
-        matches = list(_ARGS_RE.finditer(search))
+        matches = call_matches(_ARGS_RE, search, start)
         if cur < len(matches):
             args_text = matches[cur].group(1)
             if count > 1:
