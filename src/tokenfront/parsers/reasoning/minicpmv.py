@@ -52,6 +52,31 @@ def _minicpmv(thinking: bool) -> Grammar:
     )
 
 
+_MARKERS = ("<|im_end|>",) + tuple(
+    m for i in _RESERVED for m in (f"<reserved_{i}>", f"<|reserved_{i}|>")
+)
+
+
+def _drop_markers(state: JSONState, text: str, *, final: bool) -> str:
+    """Post-reasoning text without the dropped markers, a possible marker start held back in
+    `state["_held_marker"]` (released at the end)."""
+    pending = state.get("_held_marker", "") + text
+    out: list[str] = []
+    i = 0
+    while i < len(pending):
+        hit = next((m for m in _MARKERS if pending.startswith(m, i)), None)
+        if hit is not None:
+            i += len(hit)
+            continue
+        rest = pending[i:]
+        if not final and rest.startswith("<") and any(m.startswith(rest) for m in _MARKERS):
+            break
+        out.append(pending[i])
+        i += 1
+    state["_held_marker"] = pending[i:]
+    return "".join(out)
+
+
 @reasoning_parser("minicpmv")
 class MiniCPMVReasoningParser(GrammarReasoningParser):
     spec = GrammarSpec(_minicpmv, enable_thinking_only, plain_when_off=False)
@@ -78,9 +103,16 @@ class MiniCPMVReasoningParser(GrammarReasoningParser):
         (`test_streaming_split_*_markers`) drops a `<think>` block and the reserved markers as
         one-shot parsing does, so the grammar still runs over the content here."""
         if self.thinking:
-            return text
+            # vLLM 0.33.0 streams it unparsed; test_minicpmv_reasoning.py::TestThinking::
+            # test_reserved_markers_are_removed drops them in one-shot parsing.
+            return _drop_markers(state, text, final=False) or None
         delta = self._drop_reasoning(super().stream(state, text, [])[0])
         return delta.content if delta is not None else None
+
+    def content_after_reasoning_flush(self, state: JSONState) -> str | None:
+        if not self.thinking:
+            return None
+        return _drop_markers(state, "", final=True) or None
 
     def _drop_reasoning(self, delta: DeltaMessage | None) -> DeltaMessage | None:
         if self.thinking or delta is None:

@@ -125,6 +125,17 @@ class MuseReasoningParser(ReasoningParser):
                 return scoped[m.start() :]
         return ""
 
+    @staticmethod
+    def _first_tool_channel(text: str) -> str:
+        """Glimmer: the text from its first tool channel on, reasoning blocks removed (what
+        one-shot parsing hands the tool parser). `_tool_remainder` looks at the last turn
+        only, which lost earlier calls when one chunk held several turns."""
+        scoped = _STRIP_OPEN_REASONING.sub("", _STRIP_REASONING.sub("", text))
+        for m in _CHANNEL.finditer(scoped):
+            if m.group("recipient") not in ("self", "user"):
+                return scoped[m.start() :]
+        return ""
+
     @classmethod
     def _classify(cls, text: str) -> tuple[str, str]:
         reasoning: list[str] = []
@@ -201,7 +212,16 @@ class MuseReasoningParser(ReasoningParser):
         return {"_text": "", "er": "", "ec": "", "handoff": False}
 
     def fallback_content(self, state: JSONState) -> str | None:
-        _, content = self._classify(state.get("_text", ""))
+        text = state.get("_text", "")
+        _, content = self._classify(text)
+        if self.glimmer and not content and not state["ec"]:
+            # Output without a `to=user` / `to=self` channel is content only once it is known
+            # to stay unframed (a later `<|eom|>` would drop it): the end of the stream
+            # releases what one-shot parsing makes content. vLLM 0.33.0 streamed nothing;
+            # tests/parser/engine/test_muse_glimmer.py::TestNonStreaming::
+            # test_unframed_output_passes_through / test_bare_header_is_untagged_content.
+            reasoning, whole = self.extract_reasoning(text)
+            return whole if whole and not reasoning and not state["er"] else None
         return content[len(state["ec"]) :] or None
 
     def stream(
@@ -235,6 +255,8 @@ class MuseReasoningParser(ReasoningParser):
             remainder = self._tool_remainder(current)
             if _has_atem(remainder):
                 state["handoff"] = True
+                if self.glimmer:
+                    remainder = self._first_tool_channel(current) or remainder
                 return DeltaMessage(reasoning=r_delta or None, content=remainder)
         if r_delta or c_delta:
             return DeltaMessage(reasoning=r_delta or None, content=c_delta or None)

@@ -157,6 +157,28 @@ class ApertusToolParser(ToolParser):
         # held until it completes) is content all the same.
         return DeltaMessage(content=lead) if lead else None
 
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """A block cut off before its suffix: the open call's arguments as one-shot parsing
+        reads them, closers included (tests/tool_parsers/test_apertus_tool_parser.py::
+        TestExtractToolCalls::test_incomplete_tool_call; vLLM 0.33.0 left them unterminated).
+        A marker prefix held at the end outside a block is content."""
+        current = state.get("_text", "")
+        held, state["held"] = state.get("held", ""), ""
+        prefix_at = current.rfind(PREFIX)
+        if prefix_at == -1 or current.rfind(SUFFIX) > prefix_at:
+            return DeltaMessage(content=held) if held else None
+        rest = current[prefix_at + len(PREFIX) :].lstrip()
+        try:
+            json.JSONDecoder().raw_decode(rest)
+            return None  # complete: already streamed whole
+        except ValueError:
+            pass
+        try:
+            calls = self._diff(state, current[prefix_at + len(PREFIX) :], final=True)
+        except Exception:
+            return None
+        return DeltaMessage(tool_calls=calls) if calls else None
+
     def _diff(self, st: JSONState, body: str, final: bool) -> list[DeltaToolCall]:
         try:
             flags = Allow.ALL if final else Allow.ALL & ~Allow.NUM

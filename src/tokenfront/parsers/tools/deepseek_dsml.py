@@ -259,6 +259,26 @@ def unwrap_wrapper_args(args_json: str, tools: list[dict[str, Any]] | None, name
     return args_json
 
 
+_WRAPPER_START = regex.compile(r'\{\s*"(arguments|input)"')
+
+
+def may_unwrap(args_json: str, tools: list[dict[str, Any]] | None, name: str) -> bool:
+    """Partial arguments whose only key so far is a wrapper `unwrap_wrapper_args` may remove."""
+    if not tools or not name:
+        return False
+    m = _WRAPPER_START.match(args_json)
+    if m is None:
+        return False
+    properties = tool_properties(tools, name)
+    if not properties or not isinstance(properties, dict) or m.group(1) in properties:
+        return False
+    try:
+        parsed = json.loads(args_json)
+    except ValueError:
+        return True
+    return isinstance(parsed, dict) and set(parsed) == {m.group(1)}
+
+
 # ---- tool parser specs --------------------------------------------------------------------
 _XML_EVENTS = {
     "start": E_REASONING_START,
@@ -291,7 +311,13 @@ class _DsmlToolParser(MarkupToolParser):
     supports_required_and_named = False  # structural-tag models in vLLM
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
-        return unwrap_wrapper_args(super().convert_args(raw, partial, name), self.tools, name)
+        converted = super().convert_args(raw, partial, name)
+        if partial and may_unwrap(converted, self.tools, name):
+            # held until the call closes: the wrapper may still be unwrapped
+            # (test_deepseekv32_tool_parser.py::TestExtractToolCalls::
+            # test_input_wrapper_repaired; vLLM 0.33.0 streamed `{"input": ` and stopped)
+            return ""
+        return unwrap_wrapper_args(converted, self.tools, name)
 
     block_ends_turn: ClassVar[bool] = True
     stream_strings: ClassVar[bool] = False

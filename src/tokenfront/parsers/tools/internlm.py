@@ -89,6 +89,8 @@ class InternLM2ToolParser(JsonToolParser):
         if ACTION_START not in current_text:
             state["position"] = len(current_text)
             return DeltaMessage(content=delta_text)
+        if state.get("rejected"):
+            return DeltaMessage(content=delta_text) if delta_text else None
         if state["tool"] > 0:
             return DeltaMessage(content="")
         rest = current_text[state["position"] :]
@@ -108,6 +110,10 @@ class InternLM2ToolParser(JsonToolParser):
             delta = self._advance(state, action, delta_text, flags)
         except Exception:
             delta = None
+        if state.get("rejected"):
+            held = current_text[state["position"] :]
+            state["position"] = len(current_text)
+            return DeltaMessage(content=held) if held else None
         if text:
             # Content and the call's start in one chunk: both are sent (vLLM: the content
             # only, and the call is lost when no later chunk comes).
@@ -132,6 +138,11 @@ class InternLM2ToolParser(JsonToolParser):
             if name:
                 if not isinstance(name, str):
                     raise TypeError(name)
+                if self.ctx.tools and self.ctx.tool_named(name) is None:
+                    # an undeclared tool is no call, its text content, as one-shot
+                    # (test_internlm2_tool_parser.py::test_extract_unknown_tool_name_not_emitted)
+                    state["rejected"] = True
+                    return None
                 tool += 1
                 state["tool"] = tool
                 delta = name_delta(tool, random_tool_call_id(), name)

@@ -5,9 +5,8 @@ fallback; values are typed by the tool schema's `type` (JSON, then Python litera
 parameters are ignored, `properties`/`arguments` wrappers are unpacked, duplicate keys or a
 nameless parameter invalidate the call, required parameters must be present and a few alias
 tool names of the model are mapped. Invalid blocks stay content; with calls, content is
-dropped. Streaming re-reads the whole text like vLLM's parser (kept in the state): the name
-is sent when a known function opens, arguments grow without their closing brace until the
-block closes.
+dropped. Streaming holds each block until it closes and sends it as one-shot judges it (a
+whole call, or its text as content); text between blocks streams as it arrives.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
-from tokenfront.parsers.engines.json_calls import merge_deltas
 from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 from tokenfront.parsers.registry import tool_parser
 
@@ -40,11 +38,6 @@ _PARAM = re.compile(r"<param\s+name=['\"]([^'\"]+)['\"]>([\s\S]*?)</param>", re.
 _NAMELESS = re.compile(r"<param(?![^>]*\bname=)[^>]*>", re.DOTALL)
 _BLOCK = re.compile(r"<function.*?</function>", re.DOTALL)
 _CDATA = ("<![CDATA[", "]]>")
-
-
-def _progress(state: JSONState) -> tuple[Any, ...]:
-    """What a streaming step advances: the text consumed, the call and its sent arguments."""
-    return state["pl"], state["tid"], state["sent"], tuple(state["streamed"])
 
 
 def _normalize(text: str) -> str:
@@ -241,37 +234,6 @@ def _block(block: str, tools: _Tools) -> dict[str, Any] | None:
     return {"name": name, "parameters": args} if ok else None
 
 
-def _partial_args(block: str, name: str, tools: _Tools) -> dict[str, Any]:
-    args: dict[str, Any] = {}
-    seen: set[str] = set()
-    for pm in _PARAM.finditer(block):
-        key = pm.group(1).strip()
-        if not key or key in seen:
-            continue
-        text = pm.group(2) or ""
-        if text.startswith(_CDATA[0]) and text.endswith(_CDATA[1]):
-            text = text[len(_CDATA[0]) : -len(_CDATA[1])]
-        else:
-            text = text.strip()
-        tools.add(name, key, text, args, seen)
-    return args
-
-
-def _args_diff(prev: str, args: str, complete: bool) -> str | None:
-    if prev == "{}":
-        prev = ""
-    target = args if complete or not args.endswith("}") else args[:-1]
-    if not prev:
-        return target or None
-    if target == prev:
-        return None
-    if target.startswith(prev):
-        return target[len(prev) :] or None
-    if prev.endswith("}") and target.startswith(prev[:-1]):
-        return target[len(prev) - 1 :] or None
-    return None
-
-
 @tool_parser("minicpm5")
 class MiniCPM5ToolParser(ToolParser):
     name = "minicpm5"
@@ -308,132 +270,69 @@ class MiniCPM5ToolParser(ToolParser):
         return ExtractedToolCalls(bool(calls), calls, None if calls else content)
 
     # ---- streaming -------------------------------------------------------------------------
+    # A block is held from its `<function` until its `</function>`: only then can it be
+    # validated (duplicate or nameless parameters, required keys, wrapped arguments, alias
+    # names) as one-shot does, so a valid block streams as one whole call and an invalid one
+    # as its text. Text between blocks streams as it arrives, a possible `<function` prefix
+    # held back; a block still open at the end is content. vLLM 0.33.0 streamed the markup
+    # of a call as content (its `<` went out before `function` arrived) and could send a
+    # call one-shot rejects (docs/deviations.md).
     def initial_state(self) -> JSONState:
-        return {"pl": 0, "tid": -1, "sent": False, "streamed": []}
+        return {"pl": 0, "tid": -1}
 
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
         _, current = self.accumulate(state, delta_text)
-        text = _normalize(current)
         try:
-            merged = self._step(state, text, delta_text)
-            # vLLM's step sends one thing (a text gap, a block, a name) per delta; a chunk of
-            # several tokens gets the further steps now, as its later tokens would have had.
-            for _ in range(64 if len(delta_ids) > 1 else 0):
-                before = _progress(state)
-                delta = self._step(state, text, "")
-                if _progress(state) == before:
-                    break
-                merged = merge_deltas(merged, delta)
-            return merged
+            return self._advance(state, _normalize(current), final=False)
         except Exception:
             return None
 
-    def _emit_args(
-        self, st: JSONState, index: int, args: str, complete: bool
-    ) -> DeltaMessage | None:
-        streamed = st["streamed"]
-        prev = streamed[index] if index < len(streamed) else ""
-        diff = _args_diff(prev, args, complete)
-        if not diff:
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        try:
+            return self._advance(state, _normalize(state.get("_text", "")), final=True)
+        except Exception:
             return None
-        while len(streamed) <= index:
-            streamed.append("")
-        streamed[index] = prev + diff
-        return DeltaMessage(tool_calls=[DeltaToolCall(index=index, arguments=diff)])
 
-    def _complete(self, st: JSONState, block: str, tools: _Tools) -> DeltaMessage | None:
-        parsed = _block(block, tools)
-        if parsed is None:
-            return DeltaMessage(content=block)
-        args = json.dumps(parsed["parameters"], ensure_ascii=False)
-        if not st["sent"]:
-            st["tid"] += 1
-            index = st["tid"]
-            while len(st["streamed"]) <= index:
-                st["streamed"].append("")
-            st["streamed"][index] = args
-            name = parsed["name"]
-            call = DeltaToolCall(
-                index=index, id=self.new_tool_call_id(name), type="function", name=name,
-                arguments=args,
-            )  # fmt: skip
-            return DeltaMessage(tool_calls=[call])
-        delta = self._emit_args(st, st["tid"], args, True)
-        st["sent"] = False
-        return delta if delta else DeltaMessage(content="")
-
-    def _partial(self, st: JSONState, block: str, tools: _Tools) -> DeltaMessage | None:
-        if _NAMELESS.search(block):
-            return None
-        m = _NAME.search(block)
-        if not m:
-            return None
-        name = (m.group(1) or "").strip()
-        if name not in tools.params:
-            return None
-        if not st["sent"]:
-            st["tid"] += 1
-            st["sent"] = True
-            while len(st["streamed"]) <= st["tid"]:
-                st["streamed"].append("")
-            call = DeltaToolCall(
-                index=st["tid"], id=self.new_tool_call_id(name), type="function", name=name
-            )
-            return DeltaMessage(tool_calls=[call])
-        args = _partial_args(block, name, tools)
-        if not args:
-            return None
-        return self._emit_args(st, st["tid"], json.dumps(args, ensure_ascii=False), False)
-
-    def _step(self, st: JSONState, current: str, delta_text: str) -> DeltaMessage | None:
-        if START not in current:
-            if st["pl"] < len(current):
-                content = current[st["pl"] :]
-                st["pl"] = len(current)
-                return DeltaMessage(content=content) if content else None
-            return None
+    def _advance(self, st: JSONState, text: str, *, final: bool) -> DeltaMessage | None:
+        if not self.ctx.tools:
+            content = text[st["pl"] :]
+            st["pl"] = len(text)
+            return DeltaMessage(content=content) if content else None
         tools = _Tools(self.ctx.tools)
-        for m in _BLOCK.finditer(current):
-            if m.end() <= st["pl"]:
-                continue
-            if m.start() > st["pl"]:
-                gap = current[st["pl"] : m.start()]
-                st["pl"] = m.start()
-                return DeltaMessage(content=gap) if gap else None
-            delta = self._complete(st, m.group(0), tools)
-            st["pl"] = m.end()
-            if delta is not None:
-                return delta
-        rest = current[st["pl"] :]
-        if not rest:
-            if not delta_text and st["tid"] >= 0 and not st["sent"]:
-                return DeltaMessage(content="")
-            return None
-        at = rest.find(START)
-        if at > 0:
+        content = ""
+        calls: list[DeltaToolCall] = []
+        while st["pl"] < len(text):
+            rest = text[st["pl"] :]
+            at = rest.find(START)
+            if at == -1:
+                keep = 0 if final else partial_tag_overlap(rest, START)
+                content += rest[: len(rest) - keep]
+                st["pl"] += len(rest) - keep
+                break
+            content += rest[:at]
             st["pl"] += at
-            return DeltaMessage(content=rest[:at])
-        if at == -1:
-            if partial_tag_overlap(rest, START):
-                return None
-            st["pl"] = len(current)
-            return DeltaMessage(content=rest) if rest else None
-        block = rest[at:]
-        if END in block:
-            end = block.rfind(END)
-            whole = block[: end + len(END)]
-            delta = self._complete(st, whole, tools)
-            st["pl"] += at + len(whole)
-            if delta is not None:
-                return delta
-            block = block[end + len(END) :]
-            if not block.strip():
-                return None
-            at2 = block.find(START)
-            if at2 == -1:
-                st["pl"] = len(current)
-                return DeltaMessage(content=block) if block else None
-            block = block[at2:]
-        return self._partial(st, block, tools)
+            end = rest.find(END, at)
+            if end == -1:
+                if final:
+                    content += rest[at:]
+                    st["pl"] = len(text)
+                break
+            block = rest[at : end + len(END)]
+            st["pl"] += len(block)
+            parsed = _block(block, tools)
+            if parsed is None:
+                content += block
+                continue
+            st["tid"] += 1
+            name = parsed["name"]
+            calls.append(
+                DeltaToolCall(
+                    index=st["tid"], id=self.new_tool_call_id(name), type="function",
+                    name=name, arguments=json.dumps(parsed["parameters"], ensure_ascii=False),
+                )
+            )  # fmt: skip
+        if not content and not calls:
+            return None
+        return DeltaMessage(content=content or None, tool_calls=calls)

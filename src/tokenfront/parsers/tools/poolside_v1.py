@@ -241,6 +241,17 @@ class PoolsideV1ToolParser(ToolParser):
                     break
                 cut = min(cuts)
                 name = buf[:cut].strip()
+                if "<" in name:
+                    # no name one-shot's DETAIL_RE accepts: the block is content, as one-shot
+                    # (test_poolside_v1_tool_parser.py::
+                    # test_whitespace_padded_tool_call_is_not_quadratic)
+                    if end == -1:
+                        break
+                    content = (content or "") + CALL_START + buf[: end + len(CALL_END)]
+                    st["buf"] = buf[end + len(CALL_END) :]
+                    self._finish_call(st)
+                    self._revert(st)
+                    continue
                 if name == "" and cut == end:
                     st["buf"] = buf[end + len(CALL_END) :]
                     self._finish_call(st)
