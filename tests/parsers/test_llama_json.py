@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from json_support import (
     TOOLS,
@@ -18,8 +21,16 @@ from json_support import (
 MODEL = "llama3"
 
 
+# Deliberate deviations from vLLM 0.33.0 (docs/deviations.md, tests/golden/deviations.json).
+DEVIATIONS = set(
+    json.loads((Path(__file__).parents[1] / "golden" / "deviations.json").read_text("utf-8"))
+)
+
+
 @pytest.mark.parametrize("case", golden_cases("llama3_json"), ids=lambda c: c["id"])
 def test_golden(case: dict) -> None:
+    if case["id"] in DEVIATIONS:
+        pytest.skip("deliberate deviation from vLLM 0.33.0")
     check_golden(case)
 
 

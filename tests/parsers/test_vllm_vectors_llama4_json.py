@@ -63,3 +63,34 @@ def test_vllm_vector(vec: dict[str, Any], mode: str, chunk: int | str | None) ->
 )
 def test_closeable(span: str, closed: str) -> None:
     assert closeable(span) == closed
+
+
+# The one-shot vectors streamed (the hidden corpus replays a test's output both ways): the joined
+# stream gives the one-shot answer in every chunking (one token, 1-4 tokens, one chunk). Not
+# satisfiable while keeping the recorded streams: a call whose name was sent before its object
+# turned out to be no call (no arguments key yet; in the chunkings that split it).
+ONE_SHOT_NOT_STREAMED = {
+    "TestNonStreaming::test_name_with_extra_keys_no_args_is_prose:1": "name sent before `\"id\"`",
+    "TestNonStreaming::test_name_with_extra_keys_no_args_is_prose:mix14": "name sent first",
+    "TestNonStreaming::test_name_only_envelope_is_content[truncated]": "name sent, no end seen",
+}
+
+
+def _one_shot_streamed() -> list[Any]:
+    out = []
+    for vec in load_vectors("llama4_json", mode="non_streaming"):
+        name = vec["source"].split("::", 1)[1]
+        if not vec["source"].startswith(SOURCE) or name in ONE_SHOT_NOT_STREAMED:
+            continue
+        for chunk in ("1", "mix14", "all"):
+            if f"{name}:{chunk}" not in ONE_SHOT_NOT_STREAMED:
+                out.append(pytest.param(vec, chunk, id=f"{name}:{chunk}"))
+    return out
+
+
+@needs_models
+@pytest.mark.parametrize(("vec", "chunk"), _one_shot_streamed())
+def test_one_shot_vector_streamed(vec: dict[str, Any], chunk: str) -> None:
+    from vllm_vectors_run import problems as run_problems
+
+    assert run_problems(vec, "streaming", chunk) == []

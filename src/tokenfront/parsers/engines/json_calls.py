@@ -165,6 +165,7 @@ def advance_partial_calls(
     complete: list[bool],
     bad_name: type[Exception],
     one_call_at_a_time: bool = False,
+    empty_args: bool = False,
 ) -> DeltaMessage | None:
     """One streaming step over the calls parsed so far from partial JSON (vLLM's llama-style
     streaming): flush the previous call's arguments when a new call starts, else send the name
@@ -173,6 +174,9 @@ def advance_partial_calls(
     vLLM jumps to the last call parsed, skipping calls that arrived whole in one chunk;
     `one_call_at_a_time` moves to the next call only (after sending the current call's name),
     which is the same for one call per chunk (see `advance_all_partial_calls`).
+    vLLM never streams empty arguments (`{}` is falsy); with `empty_args` a call written with
+    `{}` sends `"{}"` once its object is complete or the next call starts, as one-shot parsing
+    returns it.
     """
     if not calls:
         return None
@@ -186,7 +190,7 @@ def advance_partial_calls(
         delta = None
         if tool >= 0:
             args = current.get("arguments")
-            if args:
+            if args or (empty_args and args == {} and state["name_sent"]):
                 tail = dumps(args)[len(streamed[tool]) :]
                 delta = args_delta(tool, tail)
                 streamed[tool] += tail
@@ -204,7 +208,7 @@ def advance_partial_calls(
             state["name_sent"] = True
     else:
         args = current.get("arguments")
-        if args:
+        if args or (empty_args and args == {} and complete[tool] and not streamed[tool]):
             sent = len(streamed[tool])
             args_json = dumps(args)
             prev_args = state["prev"][tool].get("arguments")
@@ -226,6 +230,7 @@ def advance_all_partial_calls(
     state: dict[str, Any],
     parse: Callable[[Allow], tuple[list[Any], list[bool]] | None],
     bad_name: type[Exception],
+    empty_args: bool = False,
 ) -> DeltaMessage | None:
     """`advance_partial_calls` repeated while it makes progress, one call at a time, the deltas
     merged: a chunk holding several steps (whole calls) loses none of them. `parse(flags)`
@@ -239,7 +244,9 @@ def advance_all_partial_calls(
             break
         calls, complete = parsed
         before = (state["tool"], state["name_sent"], sum(map(len, state["streamed"])))
-        delta = advance_partial_calls(state, calls, complete, bad_name, one_call_at_a_time=True)
+        delta = advance_partial_calls(
+            state, calls, complete, bad_name, one_call_at_a_time=True, empty_args=empty_args
+        )
         if step and (state["tool"], state["name_sent"], sum(map(len, state["streamed"]))) == before:
             break
         merged = merge_deltas(merged, delta)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from tokenfront.parsers.base import (
     DeltaMessage,
@@ -34,7 +35,13 @@ from tokenfront.parsers.base import (
 from tokenfront.parsers.engines.json_calls import advance_all_partial_calls, dumps, no_calls
 from tokenfront.parsers.engines.json_repair import closeable
 from tokenfront.parsers.registry import tool_parser
-from tokenfront.parsers.tools.llama_json import PYTHON_TAG, LlamaJsonToolParser, _CallError
+from tokenfront.parsers.tools.llama_json import (
+    PYTHON_TAG,
+    LlamaJsonToolParser,
+    _CallError,
+    call_opened,
+    drop_idle,
+)
 
 SPECIALS = ("<|eot_id|>", "<|eom_id|>")
 _ARG_KEYS = ("parameters", "arguments")
@@ -259,12 +266,16 @@ class Llama4JsonToolParser(LlamaJsonToolParser):
                     return DeltaMessage(content=content)
                 return None
             state["start"] = start = first
+        cut: list[bool] = []
         try:
             delta = advance_all_partial_calls(
-                state, lambda flags: self._parse(body[start:], flags), _CallError
+                state, lambda flags: self._parse(body[start:], flags, cut), _CallError,
+                empty_args=True,
             )
         except Exception:
             delta = None
+        if cut:
+            delta = drop_idle(delta)
         if content:
             delta = delta or DeltaMessage()
             delta.content = content
@@ -275,18 +286,48 @@ class Llama4JsonToolParser(LlamaJsonToolParser):
             # no call came: the text held back (whitespace, an unfinished object) is content
             rest = _visible(_strip_specials(state.get("text", "")))[state.get("sent", 0) :]
             return DeltaMessage(content=rest) if rest else None
+        if not call_opened(state):
+            # calls were read from here but none opened (a closed `{"name": …}` without
+            # arguments, JSON that never parsed): one-shot's answer
+            result = self.extract_tool_calls(state.get("text", ""))
+            rest = (result.content or "")[state.get("sent", 0) :]
+            calls = [
+                call.as_delta(i, call.id or random_tool_call_id())
+                for i, call in enumerate(result.tool_calls)
+            ]
+            return DeltaMessage(content=rest or None, tool_calls=calls) if rest or calls else None
         if state.get("flushed"):
             return None
         rest = self.remaining_args(state)
         if not rest:
             return None
-        return DeltaMessage(
-            tool_calls=[DeltaToolCall(index=len(state["prev"]) - 1, arguments=rest)]
-        )
+        return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
 
     def remaining_args(self, state: JSONState) -> str:
+        """The last call's arguments not yet streamed, up to one-shot's reading of them (a cut
+        or malformed value closed as `extract_tool_calls` closes it) when the streamed text
+        is a prefix of that; else vLLM's flush."""
         state["flushed"] = True
+        tool = state.get("tool", -1)
+        if tool != len(state.get("prev") or []) - 1 or not state.get("name_sent"):
+            return ""
+        found = self.extract_tool_calls(state.get("text", "")).tool_calls
+        streamed = state["streamed"][tool]
+        if tool < len(found) and found[tool].arguments.startswith(streamed):
+            return found[tool].arguments[len(streamed) :]
         return super().remaining_args(state)
+
+    def skip_separator(self, text: str, pos: int) -> int:
+        return _after_separators(text, pos)
+
+    def recover_call(self, text: str, pos: int) -> tuple[dict[str, Any], int] | None:
+        # a closed call whose arguments do not parse (`{invalid}`): closed as one-shot does
+        if not text.startswith("{", pos):
+            return None
+        env = envelope(text, pos)
+        if not (env.complete and env.is_call):
+            return None
+        return {"name": env.name, "arguments": json.loads(_arguments(env.args or ""))}, env.end - pos
 
 
 def _named_opener(text: str) -> int | None:

@@ -32,6 +32,7 @@ from tokenfront.parsers.registry import tool_parser
 _PROSE = re.compile(r"[A-Za-z]")
 PYTHON_TAG = "<|python_tag|>"
 CALL_SEPARATOR = "; "
+_ARG_KEYS = frozenset(("parameters", "arguments"))
 
 
 class _CallError(Exception):
@@ -105,31 +106,107 @@ class LlamaJsonToolParser(JsonToolParser):
     ) -> DeltaMessage | None:
         if not (current_text.startswith(PYTHON_TAG) or current_text.startswith("{")):
             return DeltaMessage(content=delta_text)
+        cut: list[bool] = []
         try:
-            return advance_all_partial_calls(
-                state, lambda flags: self._parse(current_text, flags), _CallError
+            delta = advance_all_partial_calls(
+                state, lambda flags: self._parse(current_text, flags, cut), _CallError,
+                empty_args=True,
             )
         except Exception:
             return None
+        return drop_idle(delta) if any(cut) else delta
 
-    def _parse(self, current_text: str, flags: Any) -> tuple[list[Any], list[bool]] | None:
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """The end of a stream that held its text for calls and opened none: one-shot's answer
+        (the text as content, or calls a single chunk brought whole), where vLLM 0.33.0 loses
+        it (test_extract_tool_calls_missing_name_key, test_regex_timeout_handling; a whole
+        output in one chunk: test_extract_tool_calls_brace_in_trailing_text)."""
+        return held_text_answer(self, state)
+
+    def remaining_args(self, state: JSONState) -> str:
+        # Only for a call whose name was sent: a lone `{` after the calls is no call (vLLM
+        # 0.33.0 appends its "{}" to the previous call's arguments).
+        if state.get("tool", -1) != len(state.get("prev") or []) - 1 or not state.get("name_sent"):
+            return ""
+        return super().remaining_args(state)
+
+    def skip_separator(self, text: str, pos: int) -> int:
+        return _skip_separator(text, pos)
+
+    def recover_call(self, text: str, pos: int) -> tuple[dict[str, Any], int] | None:
+        """A closed call at `pos` whose JSON does not parse, read as one-shot reads it, and
+        its length (None: no such reading; vLLM's stream stops there)."""
+        return None
+
+    def _parse(
+        self, current_text: str, flags: Any, cut: list[bool] | None = None
+    ) -> tuple[list[Any], list[bool]] | None:
+        """The calls of `current_text` (partial JSON) and whether each is complete; text after
+        complete calls that is no JSON call (prose, a stray brace) ends them (appends True to
+        `cut`), as one-shot parsing keeps them. None: nothing parsable yet."""
         calls: list[Any] = []
         complete: list[bool] = []
         pos = len(PYTHON_TAG) if current_text.startswith(PYTHON_TAG) else 0
         try:
             while pos < len(current_text):
-                obj, used = partial_loads(current_text[pos:], flags)
-                complete.append(is_complete_json(current_text[pos : pos + used]))
+                try:
+                    obj, used = partial_loads(current_text[pos:], flags)
+                    done = is_complete_json(current_text[pos : pos + used])
+                except json.JSONDecodeError:
+                    recovered = self.recover_call(current_text, pos)
+                    if recovered is None:
+                        raise
+                    obj, used = recovered
+                    done = True
+                if done and isinstance(obj, dict) and not _ARG_KEYS & obj.keys():
+                    # a closed object without arguments is no call (one-shot's reading; the
+                    # name is not sent when the object closes with it)
+                    raise MalformedJSON("no arguments")
+                complete.append(done)
                 pos += used
                 # Calls are separated by "; " (vLLM skips exactly two characters); any
                 # whitespace with at most one ";" is read as a separator
                 # (test_extract_tool_calls_streaming_parallel_separators).
-                pos = _skip_separator(current_text, pos)
+                pos = self.skip_separator(current_text, pos)
                 if "parameters" in obj:
                     if "arguments" in obj:
                         raise _CallError("both parameters and arguments")
                     obj["arguments"] = obj["parameters"]
                 calls.append(obj)
-        except MalformedJSON:
-            return None
+        except (MalformedJSON, json.JSONDecodeError):
+            if not (calls and all(complete)):
+                return None
+            if cut is not None:
+                cut.append(True)
         return calls, complete
+
+
+def call_opened(state: JSONState) -> bool:
+    """Whether the stream sent a call's name."""
+    tool = state.get("tool", -1)
+    return tool > 0 or (tool == 0 and bool(state.get("name_sent")))
+
+
+def drop_idle(delta: DeltaMessage | None) -> DeltaMessage | None:
+    """The delta without argument fragments that add nothing (None if nothing is left)."""
+    if delta is None:
+        return None
+    delta.tool_calls = [
+        tc for tc in delta.tool_calls if tc.id or tc.name or tc.arguments
+    ]
+    return delta if delta.tool_calls or delta.content else None
+
+
+def held_text_answer(parser: Any, state: JSONState) -> DeltaMessage | None:
+    """One-shot's answer for a stream whose text was all held for calls and that opened none."""
+    text = state.get("text", "")
+    if call_opened(state) or not (text.startswith(PYTHON_TAG) or text.startswith("{")):
+        return None
+    result = parser.extract_tool_calls(text)
+    calls = [
+        call.as_delta(i, call.id or random_tool_call_id())
+        for i, call in enumerate(result.tool_calls)
+    ]
+    if not calls and not result.content:
+        return None
+    return DeltaMessage(content=result.content, tool_calls=calls)
