@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from vllm_vectors_chunked import cases as chunked_cases
 from vllm_vectors_chunked import problems as chunked_problems
+from vllm_vectors_oas import oas_all_cases
 from vllm_vectors_run import cases, needs_models, problems
 
 FIXED = {
@@ -72,21 +73,10 @@ ONE_SHOT_NOT_STREAMED = {
 }
 
 
-def _one_shot_streamed() -> list[Any]:
-    from vllm_vectors_loader import load_vectors
-
-    out = []
-    for vec in load_vectors("llama3_json", mode="non_streaming"):
-        name = vec["source"].split("::", 1)[1]
-        if not vec["source"].startswith("tests/tool_parsers/") or name in ONE_SHOT_NOT_STREAMED:
-            continue
-        for chunk in ("1", "mix14", "all"):
-            if f"{name}:{chunk}" not in ONE_SHOT_NOT_STREAMED:
-                out.append(pytest.param(vec, chunk, id=f"{name}:{chunk}"))
-    return out
-
-
 @needs_models
-@pytest.mark.parametrize(("vec", "chunk"), _one_shot_streamed())
+@pytest.mark.parametrize(
+    ("vec", "chunk"),
+    oas_all_cases("llama3_json", "tests/tool_parsers/", ONE_SHOT_NOT_STREAMED),
+)
 def test_one_shot_vector_streamed(vec: dict[str, Any], chunk: str) -> None:
     assert problems(vec, "streaming", chunk) == []

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from vllm_vectors_chunked import CHUNKINGS, problems
 from vllm_vectors_loader import load_vectors
+from vllm_vectors_oas import oas_all_cases
 from vllm_vectors_run import modes, needs_models
 
 from tokenfront.parsers.engines.json_repair import closeable
@@ -70,26 +71,16 @@ def test_closeable(span: str, closed: str) -> None:
 # satisfiable while keeping the recorded streams: a call whose name was sent before its object
 # turned out to be no call (no arguments key yet; in the chunkings that split it).
 ONE_SHOT_NOT_STREAMED = {
-    "TestNonStreaming::test_name_with_extra_keys_no_args_is_prose:1": "name sent before `\"id\"`",
+    "TestNonStreaming::test_name_with_extra_keys_no_args_is_prose:1": 'name sent before `"id"`',
     "TestNonStreaming::test_name_with_extra_keys_no_args_is_prose:mix14": "name sent first",
     "TestNonStreaming::test_name_only_envelope_is_content[truncated]": "name sent, no end seen",
 }
 
 
-def _one_shot_streamed() -> list[Any]:
-    out = []
-    for vec in load_vectors("llama4_json", mode="non_streaming"):
-        name = vec["source"].split("::", 1)[1]
-        if not vec["source"].startswith(SOURCE) or name in ONE_SHOT_NOT_STREAMED:
-            continue
-        for chunk in ("1", "mix14", "all"):
-            if f"{name}:{chunk}" not in ONE_SHOT_NOT_STREAMED:
-                out.append(pytest.param(vec, chunk, id=f"{name}:{chunk}"))
-    return out
-
-
 @needs_models
-@pytest.mark.parametrize(("vec", "chunk"), _one_shot_streamed())
+@pytest.mark.parametrize(
+    ("vec", "chunk"), oas_all_cases("llama4_json", SOURCE, ONE_SHOT_NOT_STREAMED)
+)
 def test_one_shot_vector_streamed(vec: dict[str, Any], chunk: str) -> None:
     from vllm_vectors_run import problems as run_problems
 

@@ -33,3 +33,18 @@ def oas_cases(
     missing = tests - found
     assert not missing, f"no one-shot vectors for {sorted(missing)}"
     return out
+
+
+def oas_all_cases(parser: str, source: str, not_streamed: dict[str, str]) -> list[Any]:
+    """(vector, chunking) for every one-shot vector of `parser` from the vLLM test file `source`,
+    except the test ids in `not_streamed` (`"<test id>"`, or `"<test id>:<chunking>"` for one
+    chunking only; the values say why)."""
+    out = []
+    for vec in load_vectors(parser, mode="non_streaming"):
+        test = vec["source"].split("::", 1)[-1]
+        if not vec["source"].startswith(source) or test in not_streamed:
+            continue
+        for chunking in CHUNKINGS:
+            if f"{test}:{chunking}" not in not_streamed:
+                out.append(pytest.param(vec, chunking, id=f"{test}:{chunking}"))
+    return out
