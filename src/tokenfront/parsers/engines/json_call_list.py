@@ -32,6 +32,8 @@ from tokenfront.parsers.engines.json_calls import dumps
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _ARGS_KEY_RE = re.compile(r'\s*,\s*"arguments"\s*:\s*')
 _DECODER = json.JSONDecoder()
+# A JSON string (possibly unterminated) or one bracket: the structure call_key_starts walks.
+_STRUCTURE_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*\\?"?|[\[\]{}]')
 
 
 def call_key_starts(text: str, start: int = 0) -> set[int]:
@@ -39,24 +41,14 @@ def call_key_starts(text: str, start: int = 0) -> set[int]:
     directly inside the outermost array, or the outermost object itself."""
     out: set[int] = set()
     stack: list[str] = []
-    in_string = escape = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-            continue
+    for token in _STRUCTURE_RE.finditer(text, start):  # strings are skipped whole, in C
+        ch = text[token.start()]
         if ch == '"':
-            in_string = True
             if stack in (["[", "{"], ["{"]):
-                out.add(i)
+                out.add(token.start())
         elif ch in "[{":
             stack.append(ch)
-        elif ch in "]}" and stack:
+        elif stack:
             stack.pop()
     return out
 
