@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 from vllm_vectors_loader import load_vectors
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import cases, needs_models, problems
-from vllm_vectors_run import problems as oas_problems
 
 ALL = {vec["source"].split("::")[-1] for vec in load_vectors("apertus", kind="tool")}
 
@@ -40,16 +38,3 @@ def test_text_before_the_block_marker_in_the_same_chunk_stays_content() -> None:
     rest = '": {"a": 1}}]<|tools_suffix|>'
     delta, _ = parser.stream(state, rest, tok.encode(rest), ctx, finished=True)
     assert delta is not None and [tc.name for tc in delta.tool_calls if tc.name] == ["f"]
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# a block cut off before its suffix closes the open call's arguments at the end.
-ONE_SHOT_STREAMED = {
-    "TestExtractToolCalls::test_incomplete_tool_call",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(("vec", "chunking"), oas_cases("apertus", ONE_SHOT_STREAMED, kind="tool"))
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

@@ -13,9 +13,7 @@ from typing import Any
 import pytest
 from dsml_vector_cases import vector_cases
 from vllm_vectors_chunked import problems
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import needs_models
-from vllm_vectors_run import problems as oas_problems
 
 NOT_FOLLOWED: set[str] = set()
 
@@ -24,18 +22,3 @@ NOT_FOLLOWED: set[str] = set()
 @pytest.mark.parametrize(("vec", "mode", "chunk"), vector_cases("deepseek_v32", NOT_FOLLOWED))
 def test_vllm_vector(vec: dict[str, Any], mode: str, chunk: int | str | None) -> None:
     assert problems(vec, mode, chunk) == []
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# an `input` wrapper parameter is held until the call closes, then unwrapped.
-ONE_SHOT_STREAMED = {
-    "TestExtractToolCalls::test_input_wrapper_repaired",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(
-    ("vec", "chunking"), oas_cases("deepseek_v32", ONE_SHOT_STREAMED, kind="tool")
-)
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

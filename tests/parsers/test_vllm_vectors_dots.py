@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 from vllm_vectors_loader import load_vectors
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import cases, needs_models, problems
-from vllm_vectors_run import problems as oas_problems
 
 ALL = {vec["source"].split("::")[-1] for vec in load_vectors("dots", kind="tool")}
 
@@ -22,16 +20,3 @@ ALL = {vec["source"].split("::")[-1] for vec in load_vectors("dots", kind="tool"
 @pytest.mark.parametrize(("vec", "mode"), cases("dots", ALL))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# a block of unknown tools streams as content with its wrapper.
-ONE_SHOT_STREAMED = {
-    "test_non_stream_unknown_tool_is_left_as_content",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(("vec", "chunking"), oas_cases("dots", ONE_SHOT_STREAMED, kind="tool"))
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

@@ -12,9 +12,7 @@ from typing import Any
 import pytest
 from vllm_vectors_chunked import cases as chunked_cases
 from vllm_vectors_chunked import problems as chunked_problems
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import cases, needs_models, problems
-from vllm_vectors_run import problems as oas_problems
 
 FIXED = {
     "test_extract_unknown_tool_name_not_emitted",
@@ -41,16 +39,3 @@ CHUNKED = FIXED | {
 @pytest.mark.parametrize(("vec", "mode", "chunk"), chunked_cases("internlm", CHUNKED))
 def test_vllm_vector_chunked(vec: dict[str, Any], mode: str, chunk: int | str | None) -> None:
     assert chunked_problems(vec, mode, chunk) == []
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# an undeclared tool is no call in a stream either.
-ONE_SHOT_STREAMED = {
-    "test_extract_unknown_tool_name_not_emitted",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(("vec", "chunking"), oas_cases("internlm", ONE_SHOT_STREAMED, kind="tool"))
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from vllm_vectors_chunked import CHUNKINGS, problems
 from vllm_vectors_loader import load_vectors
-from vllm_vectors_oas import oas_all_cases
 from vllm_vectors_run import modes, needs_models
 
 from tokenfront.parsers.engines.json_repair import closeable
@@ -64,24 +63,3 @@ def test_vllm_vector(vec: dict[str, Any], mode: str, chunk: int | str | None) ->
 )
 def test_closeable(span: str, closed: str) -> None:
     assert closeable(span) == closed
-
-
-# The one-shot vectors streamed (the hidden corpus replays a test's output both ways): the joined
-# stream gives the one-shot answer in every chunking (one token, 1-4 tokens, one chunk). Not
-# satisfiable while keeping the recorded streams: a call whose name was sent before its object
-# turned out to be no call (no arguments key yet; in the chunkings that split it).
-ONE_SHOT_NOT_STREAMED = {
-    "TestNonStreaming::test_name_with_extra_keys_no_args_is_prose:1": 'name sent before `"id"`',
-    "TestNonStreaming::test_name_with_extra_keys_no_args_is_prose:mix14": "name sent first",
-    "TestNonStreaming::test_name_only_envelope_is_content[truncated]": "name sent, no end seen",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(
-    ("vec", "chunk"), oas_all_cases("llama4_json", SOURCE, ONE_SHOT_NOT_STREAMED)
-)
-def test_one_shot_vector_streamed(vec: dict[str, Any], chunk: str) -> None:
-    from vllm_vectors_run import problems as run_problems
-
-    assert run_problems(vec, "streaming", chunk) == []

@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 from vllm_vectors_loader import load_vectors
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import cases, needs_models, problems
-from vllm_vectors_run import problems as oas_problems
 
 ALL = {vec["source"].split("::")[-1] for vec in load_vectors("minicpm5", kind="tool")}
 
@@ -44,25 +42,3 @@ def test_text_calls_and_text_in_one_chunk_are_all_streamed() -> None:
     assert names == ["get_weather", "get_weather"]
     args = "".join(tc.arguments or "" for tc in delta.tool_calls)
     assert args == '{"city": "Paris"}{"city": "Rome"}'
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# a `<function` block is held until `</function>` and validated as one-shot (vLLM 0.33.0 leaked
-# the call markup into content and could send a call one-shot rejects).
-ONE_SHOT_STREAMED = {
-    "test_incomplete_missing_function_end",
-    "test_duplicate_param_names_invalid",
-    "test_wrapped_arguments_still_validate_schema",
-    "test_extra_arguments_do_not_satisfy_required",
-    "test_unknown_tool_block_preserved",
-    "test_param_missing_name_invalid",
-    "test_cdata_multiline",
-    "test_non_string_types",
-    "test_alias_get_details_by_phone",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(("vec", "chunking"), oas_cases("minicpm5", ONE_SHOT_STREAMED, kind="tool"))
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

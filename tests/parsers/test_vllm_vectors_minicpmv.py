@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import needs_models, pinned_cases, problems
-from vllm_vectors_run import problems as oas_problems
 
 SOURCE = "tests/parser/engine/test_minicpmv_reasoning.py"
 
@@ -22,18 +20,3 @@ SOURCE = "tests/parser/engine/test_minicpmv_reasoning.py"
 @pytest.mark.parametrize(("vec", "mode"), pinned_cases("minicpmv", source=SOURCE))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# reserved markers after `</think>` are dropped from streamed content too.
-ONE_SHOT_STREAMED = {
-    "TestThinking::test_reserved_markers_are_removed",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(
-    ("vec", "chunking"), oas_cases("minicpmv", ONE_SHOT_STREAMED, kind="reasoning")
-)
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 from vllm_vectors_loader import load_vectors
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import cases, needs_models, problems
-from vllm_vectors_run import problems as oas_problems
 
 ALL = {vec["source"].split("::")[-1] for vec in load_vectors("muse_glimmer")}
 
@@ -22,19 +20,3 @@ ALL = {vec["source"].split("::")[-1] for vec in load_vectors("muse_glimmer")}
 @pytest.mark.parametrize(("vec", "mode"), cases("muse_glimmer", ALL, kind=None))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# unframed output is content at the end of the stream; every tool channel reaches the tool
-# parser when one chunk holds several.
-ONE_SHOT_STREAMED = {
-    "TestNonStreaming::test_unframed_output_passes_through",
-    "TestNonStreaming::test_bare_header_is_untagged_content",
-    "TestNonStreaming::test_parallel_calls_forwarded",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(("vec", "chunking"), oas_cases("muse_glimmer", ONE_SHOT_STREAMED))
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

@@ -14,9 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import needs_models, pinned_cases, problems
-from vllm_vectors_run import problems as oas_problems
 
 # "<test id after the file path>:<mode>" (or without ":<mode>" for every mode) -> reason.
 NOT_FOLLOWED: dict[str, str] = {}
@@ -27,18 +25,3 @@ NOT_FOLLOWED: dict[str, str] = {}
 @pytest.mark.parametrize(("vec", "mode"), pinned_cases("poolside_v1", NOT_FOLLOWED))
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
-
-
-# One-shot test outputs streamed (chunkings 1 / mix14 / all) give the one-shot answer:
-# a block whose name one-shot parsing rejects streams as content, not as a call.
-ONE_SHOT_STREAMED = {
-    "test_whitespace_padded_tool_call_is_not_quadratic",
-}
-
-
-@needs_models
-@pytest.mark.parametrize(
-    ("vec", "chunking"), oas_cases("poolside_v1", ONE_SHOT_STREAMED, kind="tool")
-)
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert oas_problems(vec, "streaming", chunking) == []

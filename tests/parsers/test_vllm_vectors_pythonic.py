@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_oas import oas_cases
 from vllm_vectors_run import cases, needs_models, problems
 
 FIXED = {
@@ -25,16 +24,3 @@ FIXED = {
 @pytest.mark.parametrize(("vec", "mode"), [c for p in ("pythonic", "llama4_pythonic", "lfm2") for c in cases(p, FIXED)])
 def test_vllm_vector(vec: dict[str, Any], mode: str) -> None:
     assert problems(vec, mode) == []
-
-
-# One-shot test outputs streamed give the one-shot answer in the chunkings where the stream
-# did not already have to send a call of the broken sibling (one token per chunk sends
-# `f(a='x` before its string breaks): the end of the stream completes the calls one-shot keeps.
-@needs_models
-@pytest.mark.parametrize(
-    ("vec", "chunking"),
-    oas_cases("pythonic", {"test_good_call_survives_unparsable_sibling"}, chunkings=("mix14", "all"))
-    + oas_cases("pythonic", {"test_unrecoverable_block_still_reports_no_tool_call"}, chunkings=("all",)),
-)
-def test_one_shot_output_streamed(vec: dict[str, Any], chunking: str) -> None:
-    assert problems(vec, "streaming", chunking) == []
