@@ -67,11 +67,11 @@ def _scan(text: str, start: int) -> tuple[int, int | None]:
         return first, first  # vLLM's case: the output is the list
     at = text.find("<", max(0, start - len(START)))
     while at != -1:
-        if not _inside_think(text, at):
-            rest = text[at:]
-            if 2 <= len(rest) < len(START) and START.startswith(rest):
-                return max(at, start), None  # a start of the marker at the end: wait
-            if rest.startswith(START):
+        rest = text[at : at + len(START)]  # bounded: a chunk of `<`s costs no copies of the text
+        if rest == START or (2 <= len(rest) < len(START) and START.startswith(rest)):
+            if not _inside_think(text, at):
+                if rest != START:
+                    return max(at, start), None  # a start of the marker at the end: wait
                 body = _skip_space(at + len(START), text)
                 if body == len(text):
                     return max(at, start), None  # the marker, its list not yet begun
