@@ -7,6 +7,7 @@ as tokens) are dropped. With thinking off the model answers directly: a stray
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
@@ -57,24 +58,31 @@ _MARKERS = ("<|im_end|>",) + tuple(
 )
 
 
+_MARKER_RE = re.compile("|".join(re.escape(m) for m in _MARKERS))
+_LONGEST_MARKER = max(map(len, _MARKERS))
+
+
 def _drop_markers(state: JSONState, text: str, *, final: bool) -> str:
     """Post-reasoning text without the dropped markers, a possible marker start held back in
     `state["_held_marker"]` (released at the end)."""
     pending = state.get("_held_marker", "") + text
-    out: list[str] = []
-    i = 0
-    while i < len(pending):
-        hit = next((m for m in _MARKERS if pending.startswith(m, i)), None)
-        if hit is not None:
-            i += len(hit)
-            continue
-        rest = pending[i:]
-        if not final and rest.startswith("<") and any(m.startswith(rest) for m in _MARKERS):
-            break
-        out.append(pending[i])
-        i += 1
-    state["_held_marker"] = pending[i:]
-    return "".join(out)
+    pieces: list[str] = []
+    last = 0
+    for found in _MARKER_RE.finditer(pending):
+        pieces.append(pending[last : found.start()])
+        last = found.end()
+    hold = len(pending)
+    if not final:  # the first `<` of the tail that a later chunk may complete into a marker
+        at = pending.find("<", max(last, len(pending) - _LONGEST_MARKER + 1))
+        while at != -1:
+            rest = pending[at:]
+            if any(m.startswith(rest) for m in _MARKERS):
+                hold = at
+                break
+            at = pending.find("<", at + 1)
+    pieces.append(pending[last:hold])
+    state["_held_marker"] = pending[hold:]
+    return "".join(pieces)
 
 
 @reasoning_parser("minicpmv")
