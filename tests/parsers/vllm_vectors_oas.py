@@ -25,8 +25,12 @@ NAMES = (
     "recorded stream timing, and vLLM's own streaming tests assert the early name"
 )
 SWAP = (
-    "thinking off: one-shot swaps the reasoning into the content, the stream has sent it as "
-    "reasoning (test_granite_thinking_streaming_enable_thinking_false asserts the streamed split)"
+    "granite thinking off: one-shot swaps the reasoning into the content; "
+    "test_granite_thinking_streaming_enable_thinking_false asserts it streamed as reasoning, then as content"
+)
+FORCE = (
+    "force_nonempty_content without content: one-shot swaps, the stream sent the reasoning before the "
+    "end showed no content comes (test_*_streaming_promotes_reasoning_to_content assert both)"
 )
 MISTRAL_PRE = "mistral pre-v11: trailing data / the regex fallback are decided on the whole output"
 MISTRAL_V11 = (
@@ -38,8 +42,6 @@ HARMONY = (
     "harmony: one-shot re-serializes arguments and joins messages with a newline; "
     "the stream sends them as they come"
 )
-NESTED = "a nested <think> inside the reasoning is dropped by the stream, kept one-shot"
-GEMMA4_THINKING_OFF = "gemma4 thinking off: the stream splits reasoning one-shot keeps as content"
 JAMBA = "jamba's leading ' ' content: the streaming test of the same output asserts it"
 MINICPM5 = "minicpm5 text next to calls: vLLM's streaming tests assert it streamed"
 EMPTY_ARGS = "a second call without arguments streams '' where one-shot has '{}'"
@@ -49,11 +51,9 @@ XLAM_OPENER = "the start of a split xlam block opener ('```', '[') stays in the 
 # vector `source` (optionally `@<chunking>` for one chunking only) -> why its stream differs.
 STREAM_OPEN: dict[str, str] = {
     "tests/tool_parsers/test_apertus_tool_parser.py::TestExtractToolCalls::test_text_before_tool_call": WS,  # apertus
-    "tests/reasoning/test_base_thinking_reasoning_parser.py::TestBaseThinkingReasoningParserEdgeCases::test_nested_tokens": NESTED,  # deepseek_r1
     "tests/tool_parsers/test_deepseekv31_tool_parser.py::test_extract_tool_calls_with_multiple_tools": AFTER,  # deepseek_v31
     "tests/tool_parsers/test_ernie45_moe_tool_parser.py::test_extract_tool_calls[tool_call_with_content_before]@1": WS,  # ernie45
     "tests/tool_parsers/test_functiongemma_tool_parser.py::TestExtractToolCalls::test_text_before_tool_call": WS,  # functiongemma
-    "tests/parser/engine/test_gemma4_streaming_reasoning.py::TestAdapterExtractReasoning::test_preserves_tool_text_in_content": GEMMA4_THINKING_OFF,  # gemma4
     "tests/tool_parsers/test_gemma4_tool_parser.py::TestExtractToolCalls::test_text_before_tool_call": WS,  # gemma4
     "tests/tool_parsers/test_glm4_moe_tool_parser.py::test_extract_tool_calls_incomplete_tool_call": NAMES,  # glm45
     "tests/tool_parsers/test_glm4_moe_tool_parser.py::test_extract_tool_calls_mixed_content": AFTER,  # glm45
@@ -61,9 +61,8 @@ STREAM_OPEN: dict[str, str] = {
     "tests/parser/engine/test_granite.py::TestNonStreaming::test_surrounding_text_is_content": WS,  # granite
     "tests/reasoning/test_granite_thinking_reasoning_parser.py::test_granite_thinking_disabled_moves_into_content": SWAP,  # granite_thinking_parser
     "tests/reasoning/test_granite_thinking_reasoning_parser.py::test_granite_thinking_disabled_with_leading_newline": SWAP,  # granite_thinking_parser
-    "tests/reasoning/test_granite_thinking_reasoning_parser.py::test_granite_thinking_force_nonempty_content_moves_into_content": SWAP,  # granite_thinking_parser
-    "tests/reasoning/test_granite_thinking_reasoning_parser.py::test_granite_thinking_force_nonempty_no_swap_when_newlines_only": SWAP,  # granite_thinking_parser
-    "tests/reasoning/test_granite_thinking_reasoning_parser.py::test_granite_thinking_force_nonempty_swaps_when_content_absent": SWAP,  # granite_thinking_parser
+    "tests/reasoning/test_granite_thinking_reasoning_parser.py::test_granite_thinking_force_nonempty_content_moves_into_content": FORCE,  # granite_thinking_parser
+    "tests/reasoning/test_granite_thinking_reasoning_parser.py::test_granite_thinking_force_nonempty_swaps_when_content_absent": FORCE,  # granite_thinking_parser
     "tests/tool_parsers/test_hermes_tool_parser.py::test_hermes_parser_non_streaming_tool_call_invalid_json[llama]": NAMES,  # hermes
     "tests/parser/test_response_template.py::test_call_without_closer_is_dropped": NAMES,  # hf
     "tests/parser/test_response_template.py::test_gemma4_checkpoint_grammar_excludes_hyphenated_name@1": NAMES,  # hf
@@ -101,11 +100,8 @@ STREAM_OPEN: dict[str, str] = {
     "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_pre_v11_regex_fallback": MISTRAL_PRE,  # mistral
     "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_pre_v11_regex_fallback_fails": MISTRAL_PRE,  # mistral
     "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]": MISTRAL_PRE,  # mistral
-    "tests/parser/engine/test_nemotron_v3.py::TestNemotronSwap::test_enable_thinking_false_swaps": SWAP,  # nemotron_v3
-    "tests/parser/engine/test_nemotron_v3.py::TestNemotronSwap::test_force_nonempty_content_swaps": SWAP,  # nemotron_v3
-    "tests/parser/engine/test_nemotron_v3.py::TestNemotronSwap::test_swap_with_whitespace_only_content": SWAP,  # nemotron_v3
-    "tests/reasoning/test_nemotron_v3_reasoning_parser.py::test_nemotron_v3_force_nonempty_content_moves_into_content": SWAP,  # nemotron_v3
-    "tests/reasoning/test_nemotron_v3_reasoning_parser.py::test_nemotron_v3_without_thinking_moves_into_content": SWAP,  # nemotron_v3
+    "tests/parser/engine/test_nemotron_v3.py::TestNemotronSwap::test_force_nonempty_content_swaps": FORCE,  # nemotron_v3
+    "tests/reasoning/test_nemotron_v3_reasoning_parser.py::test_nemotron_v3_force_nonempty_content_moves_into_content": FORCE,  # nemotron_v3
     "tests/parser/test_harmony.py::TestParse::test_commentary_preambles[1]": HARMONY,  # openai
     "tests/parser/test_harmony.py::TestParse::test_malformed_msgs_recovers_raw_content": HARMONY,  # openai
     'tests/parser/test_harmony.py::TestParse::test_single_tool_call[analysis-{\\n"location": "Tokyo"\\n}]': HARMONY,  # openai

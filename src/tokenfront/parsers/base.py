@@ -235,6 +235,14 @@ class ReasoningParser:
         """One-shot hook: the rendered prompt, before `extract_reasoning`."""
         return
 
+    def stream_starts_ended(
+        self, prompt_token_ids: Sequence[int], first_ids: Sequence[int], *, with_tools: bool
+    ) -> bool:
+        """Whether a stream after this prompt is all content (this parser is not run);
+        `first_ids`: the ids of the stream's first chunk; `with_tools`: a tool parser reads
+        the content."""
+        return self.is_reasoning_end(prompt_token_ids)
+
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
         """One-shot split: (reasoning, content)."""
         raise NotImplementedError

@@ -362,7 +362,9 @@ class ChatOutputParser:
 
         if not st["pc"] and ctx.prompt_token_ids is not None:
             st["pc"] = True
-            if rp is None or rp.is_reasoning_end(list(ctx.prompt_token_ids)):
+            if rp is None or rp.stream_starts_ended(
+                list(ctx.prompt_token_ids), delta_ids, with_tools=tool is not None
+            ):
                 st["re"] = True
 
         delta: DeltaMessage | None = None

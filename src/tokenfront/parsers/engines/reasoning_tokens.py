@@ -69,6 +69,10 @@ class ThinkTokensParser(ReasoningParser):
 
     def _delta(self, state: JSONState, text: str, ids: Sequence[int]) -> DeltaMessage | None:
         if len(ids) == 1 and ids[0] in (self.start_id, self.end_id):
+            if ids[0] == self.start_id and state["start"] and not state["end"]:
+                # a start marker inside the reasoning is its text (one-shot splits at the
+                # first start marker only)
+                return DeltaMessage(reasoning=text)
             return None
         end_now = self.end_id in ids
         if self.start_id in ids or ids.count(self.end_id) > 1 or (end_now and state["end"]):
@@ -103,7 +107,8 @@ class ThinkTokensParser(ReasoningParser):
     ) -> DeltaMessage | None:
         """A chunk holding a start marker, or several markers, split as one token per delta.
 
-        Marker tokens before the reasoning end are dropped; text before the start marker is
+        Marker tokens before the reasoning end are dropped, except a start marker after the
+        first one (reasoning text, as one-shot reads it); text before the start marker is
         reasoning (`start_optional`) or content; everything after the first end marker is
         content as written (the reasoning parser no longer reads it).
         """
@@ -124,6 +129,8 @@ class ThinkTokensParser(ReasoningParser):
                 at = len(text)
                 break
             budget[marker] -= 1
+            if marker == self.start_token and started:  # nested: text of the reasoning
+                reasoning.append(marker)
             at = found + len(marker)
             started = started or marker == self.start_token
             ended = marker == self.end_token

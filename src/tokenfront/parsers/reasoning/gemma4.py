@@ -101,6 +101,17 @@ class Gemma4ReasoningParser(GrammarReasoningParser):
         state.update({"fed": False, "rt": "", "ps": False})
         return state
 
+    def stream_starts_ended(
+        self, prompt_token_ids: Sequence[int], first_ids: Sequence[int], *, with_tools: bool
+    ) -> bool:
+        # Alone, thinking off, an output opening with `<|channel>`: the channel is read as
+        # reasoning, as one-shot does (vLLM 0.33.0 streams it all as content, markers
+        # included; docs/deviations.md). With tools the tool grammar reads it.
+        opens = bool(first_ids) and first_ids[0] == self.vocab_id(CHANNEL_START)
+        if opens and not self.thinking and not with_tools:
+            return False
+        return super().stream_starts_ended(prompt_token_ids, first_ids, with_tools=with_tools)
+
     def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
         state = super().initial_state(prompt_token_ids)
         state["sm"] = True  # streaming: the first chunk alone decides nothing by `<channel|>`
