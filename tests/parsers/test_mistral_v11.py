@@ -150,3 +150,86 @@ def test_v11_tool_choice_none_keeps_only_text() -> None:
     text = 'Sure.[TOOL_CALLS]get_weather{"city": "Paris"}'
     assert one_shot(V11, text, tool_choice="none") == (False, "Sure.", [])
     assert streamed(V11, chunkings(text)[1], tool_choice="none") == ("Sure.", [])
+
+
+TRAILING = [
+    # gh#48975: text after a call's arguments JSON stays out of its arguments (and of the content)
+    ('[TOOL_CALLS]get_weather{"city": "Paris"}Estimating...', [("get_weather", '{"city": "Paris"}')]),
+    (
+        '[TOOL_CALLS]get_weather[ARGS]{"city": {"a": [1, "}"]}}\nDone.',
+        [("get_weather", '{"city": {"a": [1, "}"]}}')],
+    ),
+    ('[TOOL_CALLS]get_weather[ARGS]"Paris" and more', [("get_weather", '"Paris"')]),
+    (
+        '[TOOL_CALLS]get_weather{"city": "a"}}] x[TOOL_CALLS]get_weather{"days": 2} y',
+        [("get_weather", '{"city": "a"}'), ("get_weather", '{"days": 2}')],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "calls"), TRAILING)
+def test_v11_text_after_the_arguments_value_is_dropped(
+    text: str, calls: list[tuple[str, str]]
+) -> None:
+    # tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls[trailing_text_after_json]
+    # (one-shot; vLLM 0.33.0 streamed the text into the arguments)
+    assert one_shot(V11, text) == (True, None, calls)
+    for pieces in chunkings(text):
+        assert streamed(V11, pieces) == (None, calls), pieces
+
+
+def test_v11_unfinished_arguments_still_stream_as_written() -> None:
+    text = '[TOOL_CALLS]get_weather{"city": "Pa'
+    for pieces in chunkings(text):
+        assert streamed(V11, pieces) == (None, [("get_weather", '{"city": "Pa')]), pieces
+
+
+PRE_V11_END = [
+    # tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_pre_v11_regex_fallback
+    (
+        '[TOOL_CALLS]  junk [{"name": "get_weather", "arguments": {"days": 2}}] trail',
+        None,
+        [("get_weather", '{"days": 2}')],
+    ),
+    # ... ::test_extract_tool_calls_pre_v11_regex_fallback_fails
+    ("[TOOL_CALLS] not json at all", "not json at all", []),
+    ("Hi [TOOL_CALLS]Sorry, no.", "Hi Sorry, no.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "content", "calls"), PRE_V11_END)
+def test_pre_v11_stream_that_sent_nothing_ends_with_the_one_shot_answer(
+    text: str, content: str | None, calls: list[tuple[str, str]]
+) -> None:
+    for pieces in chunkings(text):
+        assert streamed(PRE_V11, pieces) == (content, calls), pieces
+
+
+def test_pre_v11_stream_end_adds_nothing_after_streamed_calls() -> None:
+    # trailing data after a streamed call list stays streamed content, as
+    # test_extract_tool_calls_streaming_pre_v11_tokenizer[trailing_data_after_json] asserts
+    text = '[TOOL_CALLS][{"name": "get_weather", "arguments": {"days": 2}}]\nextra'
+    for pieces in chunkings(text):
+        assert streamed(PRE_V11, pieces) == ("\nextra", [("get_weather", '{"days": 2}')]), pieces
+    assert streamed(PRE_V11, ["[TOOL_CALLS] not json"], tool_choice="none") == (None, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "calls"),
+    [
+        # a bare name (whitespace after it held as a possible end) read as v11, as one-shot
+        ("[TOOL_CALLS]toolname_no_args  ", None, [("toolname_no_args", "{}")]),
+        ('[TOOL_CALLS]get_weather {"a": 1}', 'get_weather {"a": 1}', []),
+        # a call list that breaks after a complete call: the call, in any chunking
+        (
+            'Hi [TOOL_CALLS][{"name": "get_weather", "arguments": {"days": 1}}, {oops}] x',
+            "Hi ",
+            [("get_weather", '{"days": 1}')],
+        ),
+    ],
+)
+def test_pre_v11_stream_is_split_invariant(
+    text: str, content: str | None, calls: list[tuple[str, str]]
+) -> None:
+    for pieces in chunkings(text):
+        assert streamed(PRE_V11, pieces) == (content, calls), pieces

@@ -74,6 +74,8 @@ def new_state() -> JSONState:
         "depth": 0,
         "instr": False,
         "esc": False,
+        "obj": False,  # the arguments opened with the `{` that ended the name (not counted in depth)
+        "vend": False,  # the call's arguments JSON value is complete: later text is dropped
         # per call: name, args (all argument text), sent (name delivered), id,
         # body (the name was followed by `{` or `[ARGS]`)
         "slots": [],
@@ -128,8 +130,9 @@ def _terminal(st: JSONState, terminal: str, value: str) -> list[Event]:
         events.append((E_START, "", st["tool"]))
         return events
     if mode == S_NAME and terminal in (_ARGS, _OPEN):
-        st.update(mode=S_ARGS, depth=0, instr=False, esc=False)
-        return [(E_ARG, value, st["tool"])] if terminal == _OPEN else [(E_START_BODY, "", st["tool"])]
+        opened = terminal == _OPEN
+        st.update(mode=S_ARGS, depth=0, instr=False, esc=False, obj=opened, vend=False)
+        return [(E_ARG, value, st["tool"])] if opened else [(E_START_BODY, "", st["tool"])]
     if terminal == _DROP:
         return []
     return _text(st, value)
@@ -142,10 +145,31 @@ def _text(st: JSONState, text: str) -> list[Event]:
     if mode == S_NAME:
         return [(E_NAME, text, st["tool"])]
     events: list[Event] = []
-    for ch in text:
-        released = held_json_char(st, ch, "abuf")
-        if released:
-            events.append((E_ARG, released, st["tool"]))
+    if not st["vend"]:
+        for i, ch in enumerate(text):
+            depth, instr = st["depth"], st["instr"]
+            released = held_json_char(st, ch, "abuf")
+            if released:
+                events.append((E_ARG, released, st["tool"]))
+            if instr:  # a top-level string's closing quote ends the value
+                ended = not st["instr"] and not depth and not st["obj"]
+            elif st["obj"]:  # the `{` that opened the value is not counted in depth
+                ended = ch == "}" and not depth
+            else:
+                ended = ch in "}]" and depth == 1
+            if ended:
+                st["vend"] = True
+                if i + 1 == len(text):
+                    return events
+                break
+        else:
+            return events
+    # text after the arguments' JSON value: dropped, as one-shot keeps the first value
+    # (tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls[trailing_text_after_json]);
+    # a closing bracket held back goes out now, with the text that follows it
+    if st["abuf"]:
+        events.append((E_ARG, st["abuf"], st["tool"]))
+        st["abuf"] = ""
     return events
 
 
