@@ -32,9 +32,9 @@ FORCE = (
     "force_nonempty_content without content: one-shot swaps, the stream sent the reasoning before the "
     "end showed no content comes (test_*_streaming_promotes_reasoning_to_content assert both)"
 )
-MISTRAL_PRE = "mistral pre-v11: trailing data / the regex fallback are decided on the whole output"
-MISTRAL_V11 = (
-    "mistral v11: prose after the arguments leaks into the streamed arguments, as in 0.33.0"
+MISTRAL_PRE = (
+    "mistral pre-v11: text after the call list; the streaming test of the same output "
+    "(test_extract_tool_calls_streaming_pre_v11_tokenizer[trailing_data_after_json]) asserts it streamed"
 )
 AFTER = "text after the calls, which one-shot drops, is streamed"
 PROSE = "prose before a llama3_json call is streamed as content; one-shot drops it"
@@ -92,13 +92,7 @@ STREAM_OPEN: dict[str, str] = {
     "tests/tool_parsers/test_mimov2_flash_tool_parser.py::test_extract_content_before_tool_call": WS,  # mimo
     "tests/tool_parsers/test_minicpm5xml_tool_parser.py::test_multiple_calls_interleaved_text": MINICPM5,  # minicpm5
     "tests/tool_parsers/test_minicpm5xml_tool_parser.py::test_single_call_with_surrounding_text": MINICPM5,  # minicpm5
-    "tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls[trailing_text_after_args_json]": MISTRAL_V11,  # mistral
-    "tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls[trailing_text_after_json]": MISTRAL_V11,  # mistral
-    "tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls_pre_v11_regex_fallback": MISTRAL_PRE,  # mistral
-    "tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls_pre_v11_regex_fallback_fails": MISTRAL_PRE,  # mistral
     "tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]": MISTRAL_PRE,  # mistral
-    "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_pre_v11_regex_fallback": MISTRAL_PRE,  # mistral
-    "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_pre_v11_regex_fallback_fails": MISTRAL_PRE,  # mistral
     "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]": MISTRAL_PRE,  # mistral
     "tests/parser/engine/test_nemotron_v3.py::TestNemotronSwap::test_force_nonempty_content_swaps": FORCE,  # nemotron_v3
     "tests/reasoning/test_nemotron_v3_reasoning_parser.py::test_nemotron_v3_force_nonempty_content_moves_into_content": FORCE,  # nemotron_v3
