@@ -80,3 +80,14 @@ def test_arguments_and_call_end_in_one_chunk_flush_the_arguments() -> None:
         p.stream(state, chunk, ids)
     delta = p.stream(state, "".join(t for t, _ in tail), [i for _, ids in tail for i in ids])
     assert delta is not None and delta.tool_calls[0].arguments == ', "b": 2}'
+
+
+@pytest.mark.parametrize("per", [1, 2, 3, 1000])
+def test_stream_drops_text_after_and_between_calls(per: int) -> None:
+    """Only the text before the calls section is content, streamed as one-shot reads it
+    (tests/tool_parsers/test_deepseekv31_tool_parser.py::test_extract_tool_calls_with_multiple_tools)."""
+    text = f'some prefix{B}{CB}f{SEP}{{"x":1}}{CE} between {CB}g{SEP}{{}}{CE}{E} some suffix'
+    _, content, calls = run_stream(parser(), token_chunks(text, "deepseek", per))
+    assert calls == [("f", '{"x":1}'), ("g", "{}")]
+    assert content == "some prefix"
+    assert oneshot(parser(), text) == ([("f", '{"x":1}'), ("g", "{}")], "some prefix")

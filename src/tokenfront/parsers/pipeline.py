@@ -306,6 +306,8 @@ class ChatOutputParser:
             "n": 0,
             "req": None,
             "tools_streamed": False,
+            # the output's text and ids while no delta has sent anything yet (None after)
+            "quiet": ["", []],
         }
 
     def _stream(
@@ -333,6 +335,7 @@ class ChatOutputParser:
                 if "norm" not in st:
                     st["norm"] = normalizer.initial_state()
                 delta = normalizer.delta(st["norm"], delta, finished)
+            delta = self._quiet_output(st, delta, delta_text, delta_ids, ctx, finished)
             if delta is not None and delta.tool_calls:
                 if self.keeps_tool_calls(ctx):
                     st["tools_streamed"] = True
@@ -344,6 +347,39 @@ class ChatOutputParser:
         if delta is not None and ctx.parallel_tool_calls is False and delta.tool_calls:
             delta.tool_calls = [tc for tc in delta.tool_calls if tc.index == 0]
         return delta, st
+
+    def _quiet_output(
+        self,
+        st: JSONState,
+        delta: DeltaMessage | None,
+        delta_text: str,
+        delta_ids: list[int],
+        ctx: ParseContext,
+        finished: bool,
+    ) -> DeltaMessage | None:
+        """A stream whose final chunk is the first to send anything and opens a call that
+        the one-shot reading of the whole output rejects: that chunk sends one-shot's answer
+        instead (nothing reached the client before, so no streamed output is contradicted)."""
+        quiet = st.get("quiet")
+        if quiet is None:
+            return delta
+        auto = ctx.tool_choice == "auto" and self.keeps_tool_calls(ctx)
+        opted_out = getattr(self.tool_cls, "streams_rejected_calls", False)
+        if not auto or not ctx.include_reasoning or opted_out:
+            st["quiet"] = None  # (hidden reasoning would be held here as if nothing were sent)
+            return delta
+        if finished and delta is not None and any(tc.name for tc in delta.tool_calls or ()):
+            message = self.parse(quiet[0] + delta_text, quiet[1] + delta_ids, ctx)
+            if not message["tool_calls"]:
+                delta = DeltaMessage(
+                    content=message["content"] or None, reasoning=message["reasoning"] or None
+                )
+        if delta is not None and (delta.content or delta.reasoning or delta.tool_calls):
+            st["quiet"] = None
+        else:
+            quiet[0] += delta_text
+            quiet[1].extend(delta_ids)
+        return delta
 
     def _parse_delta(
         self,

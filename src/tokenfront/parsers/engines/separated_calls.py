@@ -243,6 +243,10 @@ class MarkerRegexToolParser(ToolParser):
         text_portion: str | None = None
 
         if cur_starts == cur_ends and prev_ends == cur_ends and self.call_end not in delta_text:
+            if cur_ends and delta_text and not self.content_after_calls:
+                # Text after a closed call is no content one-shot (only the text before the
+                # calls section is); it is not streamed either.
+                return None
             return DeltaMessage(content=delta_text)
 
         if self.call_end in delta_text:
