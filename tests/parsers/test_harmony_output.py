@@ -129,7 +129,57 @@ def test_stream_opens_a_call_at_its_message_token(tokenizer: Any) -> None:
     assert first["function"] == {"name": "get_weather", "arguments": ""}
     assert first["index"] == 0 and first["id"]
     args = "".join(d["tool_calls"][0]["function"]["arguments"] for d in deltas)
-    assert args == '{"city":"Paris"}'
+    assert args == '{"city": "Paris"}'  # spaced as one-shot's json.dumps
+
+
+def _stream_args(tokenizer: Any, text: str) -> list[str]:
+    deltas = _stream(_parser(tokenizer), tokenizer, text, _ctx())
+    args: list[str] = []
+    for d in deltas:
+        for tc in d.get("tool_calls") or []:
+            if tc.get("id"):
+                args.append("")
+            args[-1] += tc["function"]["arguments"] or ""
+    return args
+
+
+@pytest.mark.parametrize(
+    ("body", "header"),
+    [
+        ('{\n"location": "Tokyo"\n}', "commentary to=functions.f <|constrain|>json"),
+        ('{ "a" :1,\n  "b":[ 1 ,2 ] }', "commentary to=functions.f json"),
+        ('{"a": 1}', "analysis to=functions.f"),
+    ],
+)
+def test_stream_spaces_json_arguments_as_one_shot(tokenizer: Any, body: str, header: str) -> None:
+    text = f"<|channel|>{header}<|message|>{body}<|call|>"
+    one_shot = _parser(tokenizer).parse(text, _ids(tokenizer, text), _ctx())
+    assert _stream_args(tokenizer, text) == [c["function"]["arguments"] for c in one_shot["tool_calls"]]
+
+
+@pytest.mark.parametrize(
+    ("header", "body", "streamed"),
+    [
+        # not a JSON content type: as written
+        ("commentary to=functions.f code", "{ a :1 }", "{ a :1 }"),
+        # not JSON: as written
+        ("commentary to=functions.f json", "get the weather in Paris", "get the weather in Paris"),
+        # one-shot keeps it raw; only the whitespace before the text stopped reading as JSON
+        # is respaced
+        ("commentary to=functions.f json", '{ "a": 1 } and more', '{"a": 1} and more'),
+    ],
+)
+def test_stream_keeps_text_that_is_not_json(tokenizer: Any, header: str, body: str, streamed: str) -> None:
+    text = f"<|channel|>{header}<|message|>{body}<|call|>"
+    one_shot = _parser(tokenizer).parse(text, _ids(tokenizer, text), _ctx())
+    assert one_shot["tool_calls"][0]["function"]["arguments"] == body
+    assert _stream_args(tokenizer, text) == [streamed]
+
+
+def test_stream_sends_whitespace_held_in_cut_arguments(tokenizer: Any) -> None:
+    body = '{"a": [1,\n  '
+    text = "<|channel|>commentary to=functions.f json<|message|>" + body
+    assert _stream_args(tokenizer, text) == [body]  # as one-shot keeps unparsable arguments
 
 
 def test_stream_holds_partial_utf8(tokenizer: Any) -> None:

@@ -17,7 +17,12 @@ always reads Harmony). Output is split into Harmony messages from the token ids,
   (tests/parser/test_harmony_parser.py::TestParse); 0.33.0 returns it as content.
 
 Streaming reports each token's text by the channel and recipient of the message it belongs to;
-a tool call opens (name, empty arguments) at its header's `<|message|>`.
+a tool call opens (name, empty arguments) at its header's `<|message|>`. JSON arguments are
+respaced as they stream (`engines.json_respace`), so valid arguments end spaced as one-shot's
+`json.dumps` has them (vLLM's one-shot tests assert that; 0.33.0 streams them as written, which
+is the same text when they are written that way). Messages of one kind are not joined with a
+newline in the stream: vLLM's streaming test (`TestParseDelta::test_malformed_msgs_recovers_raw_content`)
+asserts each message's text arrives alone.
 """
 
 from __future__ import annotations
@@ -43,7 +48,11 @@ from tokenfront.parsers.engines.harmony_tokens import (
     Message,
     new_state,
 )
+from tokenfront.parsers.engines.json_respace import finish, new_respace, respace
 from tokenfront.parsers.pipeline import ChatOutputParser, tool_call_id_type
+
+# (delta, channel, recipient, completed message, content type) of one accepted token.
+Segment = tuple[str, str | None, str | None, Message | None, str | None]
 
 BUILTIN_TOOLS = frozenset({"python", "browser", "container"})
 HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
@@ -87,8 +96,13 @@ def segment_kind(channel: str | None, recipient: str | None) -> str:
     return "ignore"
 
 
+def is_json_type(content_type: str | None) -> bool:
+    """Arguments one-shot re-serialises when they parse (no content type, or a JSON one)."""
+    return content_type is None or "json" in content_type
+
+
 def tool_arguments(text: str, content_type: str | None) -> str:
-    if content_type is not None and "json" not in content_type:
+    if not is_json_type(content_type):
         return text
     try:
         return json.dumps(json.loads(text))
@@ -107,8 +121,8 @@ class HarmonyOutputParser(ChatOutputParser):
         return reader
 
     # ---- reading tokens -------------------------------------------------------------------
-    def _feed(self, st: JSONState, token_ids: Sequence[int]) -> list[tuple[str, str | None, str | None, Message | None]]:
-        """(delta, channel, recipient, completed message) for each accepted token."""
+    def _feed(self, st: JSONState, token_ids: Sequence[int]) -> list[Segment]:
+        """(delta, channel, recipient, completed message, content type) for each accepted token."""
         reader = self.reader
         out = []
         for token_id in token_ids:
@@ -122,12 +136,11 @@ class HarmonyOutputParser(ChatOutputParser):
             elif st["mode"] != "body":
                 st["cur"].append(token_id)
             delta = (st["delta"] or "") if st["mode"] == "body" else ""
-            out.append(
-                (delta, reader.channel(st), normalize_recipient(reader.recipient(st)), done)
-            )
+            recipient = normalize_recipient(reader.recipient(st))
+            out.append((delta, reader.channel(st), recipient, done, reader.content_type(st)))
         return out
 
-    def _end(self, st: JSONState) -> list[tuple[str, str | None, str | None, Message | None]]:
+    def _end(self, st: JSONState) -> list[Segment]:
         try:
             done = self.reader.process_eos(st)
             if done is not None:
@@ -137,8 +150,8 @@ class HarmonyOutputParser(ChatOutputParser):
             if bare_turn_start(text):
                 return []
             done = Message("assistant", "final", None, None, text)
-            return [(text, "final", None, None), ("", "final", None, done)]
-        return [] if done is None else [("", done.channel, done.recipient, done)]
+            return [(text, "final", None, None, None), ("", "final", None, done, None)]
+        return [] if done is None else [("", done.channel, done.recipient, done, None)]
 
     # ---- one-shot -------------------------------------------------------------------------
     def parse(self, text: str, token_ids: Sequence[int], ctx: ParseContext) -> dict[str, Any]:
@@ -147,7 +160,7 @@ class HarmonyOutputParser(ChatOutputParser):
         reasoning: list[str] = []
         content: list[str] = []
         calls: list[dict[str, Any]] = []
-        for _, _, _, msg in segments:
+        for _, _, _, msg, _ in segments:
             if msg is None or msg.role != "assistant":
                 continue
             kind = segment_kind(msg.channel, msg.recipient)
@@ -176,6 +189,21 @@ class HarmonyOutputParser(ChatOutputParser):
         }
 
     # ---- streaming ------------------------------------------------------------------------
+    @staticmethod
+    def _arguments(st: JSONState, delta: str) -> str:
+        """A call's argument text as streamed: JSON respaced as one-shot's `json.dumps`."""
+        scan = st.get("args")
+        return delta if scan is None or not delta else respace(scan, delta)
+
+    @staticmethod
+    def _arguments_end(st: JSONState) -> str:
+        """Whitespace held back from a call whose arguments ended unfinished."""
+        scan = st.get("args")
+        if scan is None:
+            return ""
+        st["args"] = None
+        return finish(scan)
+
     def stream(
         self,
         state: JSONState | None,
@@ -212,9 +240,15 @@ class HarmonyOutputParser(ChatOutputParser):
             segments += self._end(hs)
         content = reasoning = ""
         calls: list[DeltaToolCall] = []
-        for delta, channel, recipient, done in segments:
+        for delta, channel, recipient, done, content_type in segments:
             if done is not None:
                 prev = None
+                tail = self._arguments_end(st)
+                if tail:
+                    if calls and calls[-1].index == st["next"] - 1:
+                        calls[-1].arguments = (calls[-1].arguments or "") + tail
+                    else:
+                        calls.append(DeltaToolCall(index=st["next"] - 1, arguments=tail))
                 continue
             kind = segment_kind(channel, recipient)
             if kind == "reasoning" and self.reasoning_cls is not None:
@@ -223,6 +257,8 @@ class HarmonyOutputParser(ChatOutputParser):
                 content += delta
             elif kind == "tool" and self.tool_cls is not None:
                 if prev != recipient:
+                    st["args"] = new_respace() if is_json_type(content_type) else None
+                    delta = self._arguments(st, delta)
                     name = (recipient or "").removeprefix("functions.")
                     calls.append(
                         DeltaToolCall(
@@ -235,13 +271,14 @@ class HarmonyOutputParser(ChatOutputParser):
                     )
                     st["next"] += 1
                     prev = recipient
-                elif delta:
+                elif delta := self._arguments(st, delta):
                     if calls:
                         calls[-1].arguments = (calls[-1].arguments or "") + delta
                     else:
                         calls.append(DeltaToolCall(index=st["next"] - 1, arguments=delta))
         if finished:
             st["next"] = 0
+            st["args"] = None
         if not content and not reasoning and not calls:
             return None
         out = DeltaMessage(content=content or None, reasoning=reasoning or None, tool_calls=calls)

@@ -257,3 +257,7 @@ class HarmonyReader:
     @staticmethod
     def recipient(st: JSONState) -> str | None:
         return st["msg"][2] if st["mode"] == "body" else None
+
+    @staticmethod
+    def content_type(st: JSONState) -> str | None:
+        return st["msg"][3] if st["mode"] == "body" else None
