@@ -173,3 +173,26 @@ def test_held_end_at_end_of_output_closes_the_call() -> None:
     text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>"
     assert one_shot(_vec(text))[-1] == [("get_weather", "{}")]  # as vLLM 0.33.0
     assert [name for name, _ in streamed(_vec(text))[-1]] == ["get_weather"]
+
+
+@needs_models
+@pytest.mark.parametrize("chunking", ["1", "3", "mix14", "all"])
+def test_call_promoted_from_reasoning_keeps_the_answer_after_a_later_think_end(
+    chunking: str,
+) -> None:
+    # the whole output in one chunk: the tool parser gets the chunk's ids from the `<tool_call>`
+    # that ended the reasoning, not only those after the stray `</think>`
+    vec = dict(
+        _vec(
+            "<think>check\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n"
+            "</parameter>\n</function>\n</tool_call></think>The answer follows."
+        ),
+        reasoning_parser="qwen3",
+        source="promoted-call-then-think-end",
+    )
+    content, reasoning, calls = streamed(vec, chunking)
+    assert content == "The answer follows."
+    assert reasoning == "check\n"
+    assert [(name, json.loads(raw or "")) for name, raw in calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]

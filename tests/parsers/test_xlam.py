@@ -86,6 +86,24 @@ def test_stream_any_chunking_completes_every_call(size: int) -> None:
     assert calls == [("get_time", "{}"), ("search", '{"q": {"a": {"b": {"c": [1]}}}}')]
 
 
+def test_stream_fence_opener_split_over_tokens_stays_out_of_the_content() -> None:
+    # "```" and "json" are separate tokens: the bare fence waits for the next token
+    body = '[{"name": "get_time", "arguments": {"tz": "UTC"}}]'
+    text = f"Sure.\n```json\n{body}\n```"
+    deltas = stream("xlam", MODEL, token_chunks(text, MODEL))
+    content, calls = joined(deltas)
+    assert "`" not in (content or "")
+    assert calls == [("get_time", '{"tz": "UTC"}')]
+
+
+def test_stream_code_fence_is_released_with_the_next_token() -> None:
+    text = "Code:\n```python\nprint(1)\n```\nDone."
+    deltas = stream("xlam", MODEL, token_chunks(text, MODEL))
+    assert joined(deltas) == (text, [])
+    shown = [d.get("content") for d in deltas]
+    assert "```" not in shown and "```python" in shown  # the fence went out with "python"
+
+
 def test_stream_plain_text() -> None:
     assert joined(stream("xlam", MODEL, token_chunks("Plain answer.", MODEL))) == (
         "Plain answer.", [],

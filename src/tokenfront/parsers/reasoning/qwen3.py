@@ -128,6 +128,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
         marker, spaces = st["tp"]
         st["tp"] = None
         if not opens:
+            st["kr"] = st.get("kr", 0) + 1
             return self._emit(st, marker + spaces)
         st["ic"] = True
         events = super()._on_terminal(st, "TOOL_START", marker)
@@ -137,12 +138,15 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> tuple[DeltaMessage | None, bool]:
         prior, kept = state.get("tp") is not None, state.get("tpi") or []
+        state["kr"] = 0  # `<tool_call>` markers of this chunk kept as reasoning text
         out = super().stream(state, delta_text, delta_ids)
         state["tpo"] = []
         if state.get("tp") is None:
             state["tpi"] = []
             if prior and out[1]:  # the held marker opened a call: its ids go to the tool parser
                 state["tpo"] = kept
+            elif out[1] and state.get("ic"):
+                state["tpo"] = self._call_ids_before_content(delta_ids, state["kr"])
         elif prior:
             state["tpi"] = kept + list(delta_ids)
         else:
@@ -151,6 +155,18 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
             at = next((i for i, tid in enumerate(ids) if tid in markers), len(ids))
             state["tpi"] = ids[at:]
         return out
+
+    def _call_ids_before_content(self, delta_ids: Sequence[int], kept: int) -> list[int]:
+        """This chunk's ids from the `<tool_call>` that opened a call (ending the reasoning)
+        up to where `extract_content_ids` starts: a later `</think>` in the same chunk must
+        not cut the call off from the tool parser (the whole output in one chunk)."""
+        ids = list(delta_ids)
+        markers = self.c.end_ids - {self.c.end_id}
+        found = [i for i, tid in enumerate(ids) if tid in markers]
+        if len(found) <= kept:
+            return []
+        stop = len(ids) - len(self.extract_content_ids(ids))
+        return ids[found[kept] : stop] if found[kept] < stop else []
 
     def held_content_ids(self, state: JSONState) -> list[int]:
         """Pipeline hook: token ids of a `<tool_call>` held in earlier chunks that opened a call."""
@@ -227,6 +243,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
                 return [(_ANSWER, "")]
         if st["st"] == REASONING and term == "TOOL_START":
             if in_fence(st.get("fc") or ["", None]):
+                st["kr"] = st.get("kr", 0) + 1
                 return self._emit(st, value)
             if self.quoted_call_stays_reasoning:  # decided by the text after it (_process)
                 st["tp"] = [value, ""]

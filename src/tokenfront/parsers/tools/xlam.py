@@ -6,11 +6,12 @@ objects with regular expressions over the text so far (vLLM's approach, quirks i
 
 Where vLLM's stream loses what one-shot parsing returns (tests/tool_parsers/
 test_xlam_tool_parser.py::test_extract_tool_calls, streamed), tokenfront's keeps it: a block
-opener (```json, `[TOOL_CALLS]`, `<tool_call>`, or a start of one at the end of the text:
-not a lone `[`, `<` or bare ```) is held back while the text after it can still open a list, so neither the marker nor partial JSON
-leaks into the content (vLLM: streamed as content until `"name"` and `"arguments"` appear),
-and text that precedes the calls in the chunk that starts them (e.g. `<think>…</think>` and the
-list in one chunk) is sent as content (vLLM: dropped). Held text that never opens calls is
+opener (```json, `[TOOL_CALLS]`, `<tool_call>`, or a start of one at the end of the text,
+a bare ``` included: not a lone `[` or `<`) is held back while the text after it can still
+open a list, so neither the marker nor partial JSON leaks into the content (vLLM: streamed
+as content until `"name"` and `"arguments"` appear), and text that precedes the calls in
+the chunk that starts them (e.g. `<think>…</think>` and the list in one chunk) is sent as
+content (vLLM: dropped). Held text that never opens calls is
 released when that becomes clear or at the end.
 """
 
@@ -100,7 +101,7 @@ def _search_text(
 
 
 _OPENERS = ("```", "[TOOL_CALLS]", "<tool_call>")
-_FENCE_OPEN_RE = re.compile(r"```(?:js|jso|json\s*)")
+_FENCE_OPEN_RE = re.compile(r"```(?:|j|js|jso|json\s*)")
 _FENCE_LIST_RE = re.compile(r"```(?:json)?\s*\[")
 _TAG_LIST_RE = re.compile(r"(?:\[TOOL_CALLS\]|<tool_call>)\s*(?:\[|$)")
 _OPENER_CHARS_RE = re.compile(r"[`\[<]")
@@ -110,8 +111,13 @@ _LOOKBACK = len("[TOOL_CALLS]")
 def _opens_calls(rest: str) -> bool:
     """Whether `rest` (the text from a possible block opener on) can still open a call list.
 
-    Only specific starts count (a tag's first two characters, ```js…): a lone `[`, `<` or a
-    bare ``` at the end of a chunk is sent (prose and code blocks keep vLLM's chunks)."""
+    Only specific starts count (a tag's first two characters, a fence up to ```json): a lone
+    `[` or `<` at the end of a chunk is sent (prose keeps vLLM's chunks; a held `[` would move
+    the recorded tf-xlam-text_{before,around}_call-stream chunks). A bare ``` waits for its
+    next token: sent at once, a ```json opener split over tokens left its ``` in the content
+    (test_extract_tool_calls[single_tool_with_json_code_block], streamed); a code block's
+    ``` goes out one token later (the recorded code-block streams have no tools, so no
+    tool parser)."""
     if len(rest) >= 2 and any(op.startswith(rest) and op != rest for op in _OPENERS[1:]):
         return True  # a start of a tag at the end of the text
     if rest.startswith("```"):
