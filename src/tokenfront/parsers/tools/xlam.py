@@ -108,8 +108,9 @@ _OPENER_CHARS_RE = re.compile(r"[`\[<]")
 _LOOKBACK = len("[TOOL_CALLS]")
 
 
-def _opens_calls(rest: str) -> bool:
-    """Whether `rest` (the text from a possible block opener on) can still open a call list.
+def _opens_calls(text: str, at: int, last_fence: int, last_close: int) -> bool:
+    """Whether the text from a possible block opener at `at` can still open a call list
+    (`last_fence` / `last_close`: where the text's last ``` / `</tool_call>` starts).
 
     Only specific starts count (a tag's first two characters, a fence up to ```json): a lone
     `[` or `<` at the end of a chunk is sent (prose keeps vLLM's chunks; a held `[` would move
@@ -118,22 +119,26 @@ def _opens_calls(rest: str) -> bool:
     (test_extract_tool_calls[single_tool_with_json_code_block], streamed); a code block's
     ``` goes out one token later (the recorded code-block streams have no tools, so no
     tool parser)."""
-    if len(rest) >= 2 and any(op.startswith(rest) and op != rest for op in _OPENERS[1:]):
+    rest = text[at : at + _LOOKBACK]  # bounded: a chunk of `[`s copies no rest of the text
+    if len(rest) >= 2 and len(text) - at < _LOOKBACK and any(
+        op.startswith(rest) and op != rest for op in _OPENERS[1:]
+    ):
         return True  # a start of a tag at the end of the text
     if rest.startswith("```"):
-        if _FENCE_OPEN_RE.fullmatch(rest):
+        if _FENCE_OPEN_RE.fullmatch(text, at):
             return True
-        return bool(_FENCE_LIST_RE.match(rest)) and "```" not in rest[3:]
-    if rest.startswith("[TOOL_CALLS]") or rest.startswith("<tool_call>"):
-        return bool(_TAG_LIST_RE.match(rest)) and "</tool_call>" not in rest
+        return bool(_FENCE_LIST_RE.match(text, at)) and last_fence < at + 3
+    if rest.startswith(("[TOOL_CALLS]", "<tool_call>")):
+        return bool(_TAG_LIST_RE.match(text, at)) and last_close < at
     return False
 
 
 def _hold_at(text: str, start: int) -> int:
     """Where the content that may be sent (from `start` on) stops: at a possible block
     opener, or at `start` inside one that began in text already sent."""
+    last_fence, last_close = text.rfind("```"), text.rfind("</tool_call>")
     for found in _OPENER_CHARS_RE.finditer(text, max(0, start - _LOOKBACK)):
-        if _opens_calls(text[found.start() :]):
+        if _opens_calls(text, found.start(), last_fence, last_close):
             return max(found.start(), start)
     return len(text)
 
