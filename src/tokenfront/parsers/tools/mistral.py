@@ -232,10 +232,7 @@ class MistralToolParser(JsonToolParser):
         if result.tool_calls:
             return DeltaMessage(
                 tool_calls=[
-                    DeltaToolCall(
-                        index=index, id=call.id, type="function", name=call.name,
-                        arguments=call.arguments,
-                    )
+                    call.as_delta(index, call.id or mistral_tool_call_id())
                     for index, call in enumerate(result.tool_calls)
                 ]
             )
