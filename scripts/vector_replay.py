@@ -2,7 +2,7 @@
 
     vector_replay.py [--vllm | --server-cmd TEMPLATE] [--servers config|vector|hybrid]
                      [--config NAME ...] [--parser NAME ...] [--chunkings 1 mix14 mix15 all]
-                     [--prompt render|none] [--port-lo 21300 --port-hi 21399]
+                     [--prompt render|none] [--one-shot-streamed] [--port-lo 21300 --port-hi 21399]
                      [--report out.json] [--against other-report.json] [--show N] [--jobs N]
 
 It starts servers (tokenfront by default, `--vllm` for vLLM 0.33.0's render server in
@@ -24,6 +24,10 @@ Each vector is replayed as the shared corpus's derender cases:
 * streamed: one POST per chunk threading `stream_state`, chunked one token per chunk (`1`),
   random 1-4 (`mix14`), random 1/5 (`mix15`) or whole output at once (`all`)
   (`vllm_vectors_run.chunk_ends`, seeded by the vector's source), last chunk finish `stop`.
+
+`--one-shot-streamed` also streams each one-shot vector's output (mode `streamed_one_shot`, the
+same chunkings), scored against the one-shot assertion: what the hidden corpus does with tests
+that only call the one-shot parser.
 
 Each run is scored with `vllm_vectors_loader.check_result` plus the served checks of `no_error`,
 `unique_ids`, `stream_matches_nonstream` and `split_invariant` (vs the one-token stream).
@@ -82,6 +86,10 @@ VLLM_CMD = (
 DERENDER = "/v1/chat/completions/derender"
 CHUNKINGS = ("1", "mix14", "mix15", "all")
 SKIP_ASSERTED = {"raises"}
+# `--one-shot-streamed`: a one-shot vector's output also streamed and scored against the same
+# assertion (mode label below), except assertions a stream cannot show.
+STREAMED_ONE_SHOT = "streamed_one_shot"
+NOT_STREAMABLE = {"is_reasoning_end", "is_reasoning_end_only"}
 
 Calls = list[tuple[str | None, str | None]]
 
@@ -296,7 +304,7 @@ def score(vec: dict[str, Any], mode: str, got: Outcome, ref: dict[str, Outcome])
     """Problems of one run; `ref` holds the vector's one-shot and one-token-stream outcomes."""
     if got.error:
         return [got.error]
-    checked = dict(vec, mode=mode)
+    checked = dict(vec, mode="streaming" if mode == STREAMED_ONE_SHOT else mode)
     problems = check_result(
         checked,
         content=got.content,
@@ -331,6 +339,7 @@ class Target:
     chunkings: tuple[str, ...]
     prompt: str
     model_dir: str
+    one_shot_streamed: bool = False
 
 
 @functools.cache
@@ -353,7 +362,13 @@ def run_vector(target: Target, vec: dict[str, Any], match: str) -> list[Run]:
     if "non_streaming" in wanted or "stream_matches_nonstream" in vec["asserted"]:
         case = one_shot_case(chat, prompt, ids)
         outcomes["one_shot"] = one_shot_outcome(run_case(client, url, case))
-    if "streaming" in wanted:
+    if (
+        target.one_shot_streamed
+        and wanted == ["non_streaming"]
+        and not NOT_STREAMABLE & set(vec["asserted"])
+    ):
+        wanted.append(STREAMED_ONE_SHOT)
+    if "streaming" in wanted or STREAMED_ONE_SHOT in wanted:
         own_ends = None
         if vec.get("test_deltas_only"):  # its assertion holds for its test's own deltas only
             own_ends = delta_ends(vec, local_tokenizer(target.model_dir), ids)
@@ -507,7 +522,16 @@ def run_plan(plan: Plan, a: argparse.Namespace, log: Callable[[str], None]) -> l
             model_dir = str(Path(a.models_root) / cfg["model"])
             if any(vec.get("test_deltas_only") for vec, _ in plan.todo):
                 local_tokenizer(model_dir)  # loaded once, before the worker threads need it
-            target = Target(client, srv.url, name, model, tuple(a.chunkings), a.prompt, model_dir)
+            target = Target(
+                client,
+                srv.url,
+                name,
+                model,
+                tuple(a.chunkings),
+                a.prompt,
+                model_dir,
+                a.one_shot_streamed,
+            )
             batches = pool.map(lambda item: run_vector(target, *item), plan.todo)
             return [run for batch in batches for run in batch]
     finally:
@@ -640,6 +664,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "hybrid: vector, but reasoning vectors keep the config's tool parser",
     )
     ap.add_argument("--kind", choices=("tool", "reasoning"), default=None, help="only these")
+    ap.add_argument(
+        "--one-shot-streamed",
+        action="store_true",
+        help=f"also stream each one-shot vector's output, scored against the same assertion "
+        f"(mode {STREAMED_ONE_SHOT!r})",
+    )
     ap.add_argument(
         "--prompt",
         choices=("render", "none"),

@@ -39,6 +39,17 @@ def test_hunyuan_stream() -> None:
     assert calls == [("get_weather", '{"city": "Paris"}')]
 
 
+def test_hunyuan_stream_keeps_whitespace_before_the_calls_in_their_chunk() -> None:
+    # One-shot keeps "now. "; a chunk ' <tool_calls>[{"' dropped its leading space while
+    # one-token chunks sent it (found by streaming one-shot vectors in random chunkings).
+    text = 'I will call the tool now. <tool_calls>[{"name": "get_time", "arguments": {}}]</tool_calls>'
+    chunks = [("I will call the tool now.", []), (' <tool_calls>[{"', [])]
+    chunks.append((text[len(chunks[0][0] + chunks[1][0]) :], []))
+    assert joined(stream("hunyuan_a13b", MODEL, chunks)) == (
+        "I will call the tool now. ", [("get_time", "{}")]
+    )
+
+
 def test_ernie_blocks() -> None:
     text = (
         'Text\n\n<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>\n'

@@ -171,7 +171,7 @@ class HunyuanA13BToolParser(JsonToolParser):
             state["call_at"] = start
             lead = current_text[shown:stop]
         delta = self._calls(state, current_text, start)
-        if lead and lead.strip():  # text before the calls in this chunk
+        if lead:  # text before the calls in this chunk (whitespace too, as smaller chunks send it)
             delta = delta or DeltaMessage()
             delta.content = lead + (delta.content or "")
         return delta
