@@ -77,3 +77,50 @@ def test_kimi_k2_drops_the_section_under_tool_choice_none_with_tools() -> None:
     message = _parse("kimi_k2", "synthetic-multi", KIMI, "none", reasoning="kimi_k2", tools=STUB_TOOLS)
     assert message["reasoning"] == "some reasoning"
     assert not message["content"]
+
+
+BEGIN, END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+EMPTY_SECTION = f"</think>Content after empty tools.{BEGIN}{END}"
+
+
+def _stream(pieces: list[str], reasoning: str | None = "kimi_k2") -> tuple[str, str]:
+    """(content, reasoning) of the text without tools in the given text pieces."""
+    pipeline, tok = output_parser("kimi_k2", "synthetic-multi", reasoning=reasoning)
+    ctx = ParseContext(tools=None, tool_choice=None, enable_auto_tools=True)
+    state, content, thinking = None, "", ""
+    for i, piece in enumerate(pieces):
+        ids = tok.encode(piece, add_special_tokens=False)
+        delta, state = pipeline.stream(state, piece, ids, ctx, finished=i == len(pieces) - 1)
+        if delta is not None:
+            content += delta.content or ""
+            thinking += delta.reasoning or ""
+    return content, thinking
+
+
+def test_kimi_k2_drops_a_section_holding_nothing_without_tools() -> None:
+    # vLLM 0.33.0 and tests/parser/engine/test_replay.py[kimi_k2-empty-tool-block]: no text is
+    # lost, so the kept-text rule does not keep the bare markers.
+    message = _parse("kimi_k2", "synthetic-multi", EMPTY_SECTION, None, reasoning="kimi_k2")
+    assert message["content"] == "Content after empty tools."
+    assert _parse("kimi_k2", "synthetic-multi", f"a{BEGIN} \n{END}b", None)["content"] == "ab"
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ["</think>", "Content after empty tools.", BEGIN, END],
+        ["</think>Content after empty tools.", BEGIN + "\n", "\n" + END],
+        [EMPTY_SECTION],
+    ],
+    ids=["marker-per-chunk", "whitespace-inside", "one-chunk"],
+)
+def test_kimi_k2_stream_drops_a_section_holding_nothing_without_tools(pieces: list[str]) -> None:
+    assert _stream(pieces) == ("Content after empty tools.", "")
+
+
+def test_kimi_k2_stream_releases_a_held_section_start_when_text_follows_or_the_stream_ends() -> None:
+    text = f"Hi{BEGIN}tool call data"
+    assert _stream(["Hi", BEGIN, "tool call data"], reasoning=None) == (text, "")
+    assert _stream(["Hi", BEGIN], reasoning=None) == (f"Hi{BEGIN}", "")
+    cut = f"Hi{BEGIN[:6]}"
+    assert _stream(["Hi", BEGIN[:6]], reasoning=None) == (cut, "")

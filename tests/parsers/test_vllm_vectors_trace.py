@@ -35,12 +35,6 @@ PARSERS = (
     "kimi_k2",
 )
 
-_KIMI_KEEPS_TEXT = (
-    "deliberate kimi_k2 deviation (docs/deviations.md row 'glm45, qwen3_xml, kimi_k2 | call "
-    "markup ... without tools', vLLM #55080, tests/reasoning/test_kimi_k2_reasoning_parser.py::"
-    "test_extract_reasoning_tool_section_ends_reasoning): a request without tools keeps the text "
-    "from <|tool_calls_section_begin|> on as content; vLLM 0.33.0 (and this test) consume the section"
-)
 _DSV4_DEFAULT_THINKING = (
     "vLLM 0.33.0's DeepSeekV4Parser thinks by default when chat_template_kwargs name neither "
     "'thinking' nor 'enable_thinking' (test_deepseek_v4.py::TestDelegatingParserLargeDelta::"
@@ -51,9 +45,6 @@ _DSV4_DEFAULT_THINKING = (
 
 # "<test id after the file path>" (or "<id>:<mode>") -> reason, per parser
 NOT_FOLLOWED: dict[str, dict[str, str]] = {
-    "kimi_k2": {
-        "TestReplay::test_replay[kimi_k2-empty-tool-block]": _KIMI_KEEPS_TEXT,
-    },
     "deepseek_v4": {
         "TestReplay::test_replay[deepseek_v4-content-only]": _DSV4_DEFAULT_THINKING,
         "TestReplay::test_replay[deepseek_v4-empty-tool-block]": _DSV4_DEFAULT_THINKING,

@@ -292,6 +292,9 @@ class ToolParser:
     # qwen3_xml by tests/parser/test_tool_choice_none_preserves_content.py). With tools and
     # tool_choice "none" the markup is still removed (tests/parser/engine/test_replay.py).
     keeps_text_without_tool_choice: ClassVar[bool] = False
+    # Markers (start, end) of a call section that such kept text drops when it holds only
+    # whitespace: no text is lost, and vLLM 0.33.0 drops it too (engines/empty_sections.py).
+    empty_section: ClassVar[tuple[str, str] | None] = None
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer

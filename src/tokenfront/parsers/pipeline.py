@@ -29,6 +29,10 @@ from tokenfront.parsers.base import (
     make_tool_call_id,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.empty_sections import (
+    drop_empty_sections,
+    stream_dropping_empty_sections,
+)
 from tokenfront.parsers.engines.response_template import (
     ResponseTemplateOutput,
     tool_parsing_enabled,
@@ -226,6 +230,8 @@ class ChatOutputParser:
         if self._extraction_skipped(tool, ctx):
             if self._markup_stripped(tool, ctx) and content is not None:
                 return [], tool.extract_tool_calls(content).content
+            if tool.empty_section is not None and content is not None:
+                return [], drop_empty_sections(content, *tool.empty_section)
             return [], content
         choice = ctx.tool_choice
         supports = tool.supports_required_and_named
@@ -441,7 +447,7 @@ class ChatOutputParser:
                 if finished:
                     tool_text += rp.text_for_tool_parser_flush(st["r"])
             batch_reasoning = delta.reasoning if delta else None
-            delta = self._tool_delta(st, tool, tool_text, tool_ids, ctx)
+            delta = self._tool_delta(st, tool, tool_text, tool_ids, ctx, finished)
             if batch_reasoning:
                 if delta is None:
                     delta = DeltaMessage(reasoning=batch_reasoning)
@@ -517,6 +523,7 @@ class ChatOutputParser:
         text: str,
         ids: list[int],
         ctx: ParseContext,
+        finished: bool,
     ) -> DeltaMessage | None:
         if self._extraction_skipped(tool, ctx):
             if self._markup_stripped(tool, ctx):
@@ -524,6 +531,10 @@ class ChatOutputParser:
                 if delta is not None:
                     delta.tool_calls = []
                 return delta
+            if tool.empty_section is not None:
+                text, st["t"]["kept"] = stream_dropping_empty_sections(
+                    st["t"].get("kept", ""), text, *tool.empty_section, final=finished
+                )
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice
         supports = tool.supports_required_and_named

@@ -26,6 +26,9 @@ class KimiK2ToolParser(SectionToolParser):
     # tool_choice "none" / no request tools: the text after `<|tool_calls_section_begin|>` is
     # kept (vLLM #55080; the issue-8 kimi_k2 class, docs/deviations.md)
     keeps_text_without_tool_choice = True
+    # ... except a section holding nothing, dropped as 0.33.0 does
+    # (tests/parser/engine/test_replay.py::TestReplay::test_replay[kimi_k2-empty-tool-block])
+    empty_section = (SectionToolParser.section_start, SectionToolParser.section_end)
 
     def wants_special_tokens(self) -> bool:
         """vLLM's adjust_request: keep special tokens when tools are given and not 'none'."""
