@@ -39,3 +39,19 @@ def test_name_sent_before_the_final_chunk_is_kept(per: int) -> None:
     # vLLM 0.33.0 streams the name as soon as it is complete (tf-hermes-cut_off-stream)
     got = joined(stream_all(hermes(), CUT, ctx(), per))
     assert [name for name, _ in got["calls"]] == ["get_weather"]
+
+
+def test_a_reasoning_split_one_shot_reads_differently_rejects_no_call() -> None:
+    # deepseek_r1's one-shot reading ignores a prompt that closed the reasoning (vLLM 0.33.0):
+    # its "no call" is a different reasoning split, not a rejected call, so the whole output
+    # in one chunk streams as one token per chunk does (content, then the call).
+    from test_pipeline import PROMPT_CLOSED
+
+    p = parser("hermes", "deepseek_r1")
+    c = ctx(prompt_token_ids=PROMPT_CLOSED)
+    text = "Sure." + WHOLE
+    assert p.parse(text, [], c)["tool_calls"] == []  # all reasoning one-shot
+    call = ("get_weather", '{"city": "Paris"}')
+    expected = {"content": "Sure.", "reasoning": None, "calls": [call]}
+    assert joined(stream_all(p, text, c, per=1)) == expected
+    assert joined(stream_all(p, text, c, per=1000)) == expected

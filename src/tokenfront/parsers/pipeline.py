@@ -365,7 +365,9 @@ class ChatOutputParser:
     ) -> DeltaMessage | None:
         """A stream whose final chunk is the first to send anything and opens a call that
         the one-shot reading of the whole output rejects: that chunk sends one-shot's answer
-        instead (nothing reached the client before, so no streamed output is contradicted)."""
+        instead (nothing reached the client before, so no streamed output is contradicted).
+        Only when both read the same reasoning: a one-shot reading that differs there (vLLM's
+        one-shot reasoning parsers ignore a prompt that closed the reasoning) rejects no call."""
         quiet = st.get("quiet")
         if quiet is None:
             return delta
@@ -376,7 +378,8 @@ class ChatOutputParser:
             return delta
         if finished and delta is not None and any(tc.name for tc in delta.tool_calls or ()):
             message = self.parse(quiet[0] + delta_text, quiet[1] + delta_ids, ctx)
-            if not message["tool_calls"]:
+            same_reasoning = (message["reasoning"] or None) == (delta.reasoning or None)
+            if not message["tool_calls"] and same_reasoning:
                 delta = DeltaMessage(
                     content=message["content"] or None, reasoning=message["reasoning"] or None
                 )
