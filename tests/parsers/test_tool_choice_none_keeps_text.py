@@ -10,7 +10,7 @@ vLLM 0.33.0's stripping in both cases (docs/deviations.md).
 from __future__ import annotations
 
 import pytest
-from vllm_vectors_run import needs_models, output_parser
+from vllm_vectors_run import needs_models, output_parser, stream_pieces
 
 from tokenfront.parsers.base import ParseContext
 
@@ -84,17 +84,10 @@ EMPTY_SECTION = f"</think>Content after empty tools.{BEGIN}{END}"
 
 
 def _stream(pieces: list[str], reasoning: str | None = "kimi_k2") -> tuple[str, str]:
-    """(content, reasoning) of the text without tools in the given text pieces."""
+    """(content, reasoning) of the text `pieces` streamed without request tools."""
     pipeline, tok = output_parser("kimi_k2", "synthetic-multi", reasoning=reasoning)
     ctx = ParseContext(tools=None, tool_choice=None, enable_auto_tools=True)
-    state, content, thinking = None, "", ""
-    for i, piece in enumerate(pieces):
-        ids = tok.encode(piece, add_special_tokens=False)
-        delta, state = pipeline.stream(state, piece, ids, ctx, finished=i == len(pieces) - 1)
-        if delta is not None:
-            content += delta.content or ""
-            thinking += delta.reasoning or ""
-    return content, thinking
+    return stream_pieces(pipeline, tok, pieces, ctx)
 
 
 def test_kimi_k2_drops_a_section_holding_nothing_without_tools() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_run import needs_models, output_parser, pinned_cases, problems
+from vllm_vectors_run import needs_models, output_parser, pinned_cases, problems, stream_pieces
 
 from tokenfront.parsers.base import ParseContext
 
@@ -51,13 +51,7 @@ def _joined_stream(chunks: list[str]) -> tuple[str, str]:
     """(reasoning, content) of `chunks` streamed under `--reasoning-parser plamo3` alone."""
     pipeline, tok = output_parser("plamo3", None, "plamo3", False)
     ctx = ParseContext(chat_template_kwargs={}, prompt_token_ids=[])
-    state, reasoning, content = None, "", ""
-    for i, text in enumerate(chunks):
-        ids = tok.encode(text, add_special_tokens=False)
-        delta, state = pipeline.stream(state, text, ids, ctx, finished=i == len(chunks) - 1)
-        if delta is not None:
-            reasoning += delta.reasoning or ""
-            content += delta.content or ""
+    content, reasoning = stream_pieces(pipeline, tok, chunks, ctx)
     return reasoning, content
 
 

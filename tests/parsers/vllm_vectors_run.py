@@ -268,6 +268,21 @@ def delta_ends(vec: dict[str, Any], tok: Any, ids: list[int]) -> list[int]:
     return ends
 
 
+def stream_pieces(
+    pipeline: ChatOutputParser, tok: Any, pieces: list[str], ctx: ParseContext
+) -> tuple[str, str]:
+    """(content, reasoning) joined from streaming the text `pieces`, one chunk each (their
+    tokens as the chunk's ids; the last chunk finishes the stream)."""
+    state, content, reasoning = None, "", ""
+    for i, piece in enumerate(pieces):
+        ids = tok.encode(piece, add_special_tokens=False)
+        delta, state = pipeline.stream(state, piece, ids, ctx, finished=i == len(pieces) - 1)
+        if delta is not None:
+            content += delta.content or ""
+            reasoning += delta.reasoning or ""
+    return content, reasoning
+
+
 def streamed(vec: dict[str, Any], chunking: str = "1") -> Result:
     """The joined stream of `vec`'s output; `chunking` (see `chunk_ends`) groups the tokens
     of vectors whose assertion does not depend on the test's own deltas."""
