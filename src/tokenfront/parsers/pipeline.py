@@ -534,9 +534,9 @@ class ChatOutputParser:
                 if delta is not None:
                     delta.tool_calls = []
                 return delta
-            if tool.empty_section is not None:
-                text, st["t"]["kept"] = stream_dropping_empty_sections(
-                    st["t"].get("kept", ""), text, *tool.empty_section, final=finished
+            if tool.empty_section is not None:  # "kept": text held as a possible empty section
+                text, st["kept"] = stream_dropping_empty_sections(
+                    st.get("kept", ""), text, *tool.empty_section, final=finished
                 )
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice

@@ -134,6 +134,12 @@ def _value_done(st: dict[str, Any]) -> None:
     st["phase"] = "comma_or_end" if st["stack"] else "end"
 
 
+def _close(st: dict[str, Any]) -> None:
+    """The open container's closing bracket."""
+    st["stack"] = st["stack"][:-1]
+    _value_done(st)
+
+
 def _structural(st: dict[str, Any], ch: str) -> bool:
     """Apply a non-whitespace character outside strings and literals; False if not JSON."""
     phase = st["phase"]
@@ -150,8 +156,7 @@ def _structural(st: dict[str, Any], ch: str) -> bool:
         elif ch in _LITERAL_START:
             st["lit"] = ch
         elif ch == "]" and phase == "value_or_end":
-            st["stack"] = st["stack"][:-1]
-            _value_done(st)
+            _close(st)
         else:
             return False
         return True
@@ -160,8 +165,7 @@ def _structural(st: dict[str, Any], ch: str) -> bool:
             st["str"] = 1
             st["key"] = True
         elif ch == "}" and phase == "key_or_end":
-            st["stack"] = st["stack"][:-1]
-            _value_done(st)
+            _close(st)
         else:
             return False
         return True
@@ -174,8 +178,7 @@ def _structural(st: dict[str, Any], ch: str) -> bool:
         if ch == ",":
             st["phase"] = "key" if top == "{" else "value"
         elif ch == ("}" if top == "{" else "]"):
-            st["stack"] = st["stack"][:-1]
-            _value_done(st)
+            _close(st)
         else:
             return False
         return True
