@@ -106,6 +106,35 @@ def test_header_cut_off_is_recovered_as_content(tokenizer: Any) -> None:
     assert msg["content"] == "A\n<|start|>assistant<|channel|>comm"
 
 
+REJECTED = "<|channel|>commentary to=functions.get_weather to=functions.get_weather<|message|>{}<|call|>"
+
+
+def test_rejected_header_ends_the_chunk_as_final_content(tokenizer: Any) -> None:
+    # vLLM #51977: the rejected message and the rest of the chunk come back as content
+    text = "<|channel|>analysis<|message|>Hm.<|end|><|start|>assistant" + REJECTED
+    msg = _parser(tokenizer).parse(text, _ids(tokenizer, text), _ctx())
+    assert (msg["reasoning"], msg["content"], msg["tool_calls"]) == (
+        "Hm.",
+        "<|start|>assistant" + REJECTED,
+        [],
+    )
+
+
+def test_reader_starts_over_after_a_rejected_header(tokenizer: Any) -> None:
+    parser, ctx = _parser(tokenizer), _ctx()
+    first, state = parser.stream(None, "x", _ids(tokenizer, REJECTED), ctx, finished=False)
+    assert first is not None and first.content == REJECTED and not first.tool_calls
+    follow = "<|channel|>final<|message|>hi<|return|>"
+    second, _ = parser.stream(state, "x", _ids(tokenizer, follow), ctx, finished=True)
+    assert second is not None and second.content == "hi"
+
+
+def test_stream_of_a_rejected_header_joins_to_the_one_shot_content(tokenizer: Any) -> None:
+    deltas = _stream(_parser(tokenizer), tokenizer, REJECTED, _ctx())
+    assert "".join(d.get("content") or "" for d in deltas) == REJECTED
+    assert not any(d.get("tool_calls") for d in deltas)
+
+
 def test_non_assistant_messages_are_left_out_of_one_shot(tokenizer: Any) -> None:
     text = "<|channel|>final<|message|>A<|end|><|start|>user<|channel|>final<|message|>Q<|end|>"
     msg = _parser(tokenizer).parse(text, _ids(tokenizer, text), _ctx())

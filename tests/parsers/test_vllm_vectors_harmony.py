@@ -18,26 +18,19 @@ from typing import Any
 import pytest
 from vllm_vectors_run import needs_models, pinned_cases, problems
 
-_MALFORMED_HEADER = (
-    "post-0.33.0 recovery of a header Harmony rejects (vLLM #51977) as final content; vLLM 0.33.0 "
-    "skips the rejected message, and following the test would change the recorded golden "
-    "tf-gptoss-malformed_header (content 'After.' only)"
-)
-
 _EOS_HEADER = (
     "older test version (fee1dc0f): an output cut inside its first header reports nothing; vLLM "
     "0.33.0 and the newer test version recover the text as final content (recorded golden "
     "tf-gptoss-cut_off_first_header)"
 )
 _RAISES = (
-    "older test version (fee1dc0f): process_chunk raises on a token Harmony rejects; vLLM 0.33.0 "
-    "skips it and the newer test version (vLLM #51977) must not raise (recorded golden "
-    "tf-gptoss-after_return)"
+    "older test version (fee1dc0f): process_chunk raises on a token Harmony rejects; the newer "
+    "version (vLLM #51977, test_process_chunk_recovers_from_malformed_header, followed) returns "
+    "the rejected text as final content"
 )
 
 # "<test id after the file path>:<mode>" (or without ":<mode>" for every mode) -> reason.
 NOT_FOLLOWED: dict[str, str] = {
-    "test_process_chunk_recovers_from_malformed_header": _MALFORMED_HEADER,
     "TestFlush::test_flush_resets_after_eos_error": _EOS_HEADER,
     "TestProcessChunk::test_invalid_token_sequence_raises_harmony_parser_error": _RAISES,
 }

@@ -10,7 +10,12 @@ always reads Harmony). Output is split into Harmony messages from the token ids,
 - a message addressed to a function (`to=functions.NAME`, or any recipient that is not a
   built-in tool) is a tool call, its JSON arguments re-serialised with `json.dumps` defaults
   (kept as written when they do not parse or the content type is not JSON);
-- tokens the reader rejects are skipped; an output that ends inside a message header is
+- a token the reader rejects (a header that does not read, anything but `<|start|>` between
+  messages) ends the chunk: the tokens since the last complete message and the rest of the
+  chunk are decoded as `final` content and the reader starts over, as vLLM after 0.33.0
+  (#51977) and its `tests/parser/test_harmony.py::test_process_chunk_recovers_from_malformed_header`
+  have it (0.33.0 skips the token: the message is lost);
+- an output that ends inside a message header is
   recovered as `final` content: the tokens since the last complete message, decoded. A header
   that is only the next turn's opening (`<|start|>` and perhaps a role, what rendering a
   conversation for completion appends) adds nothing: vLLM's harmony parser tests assert that
@@ -125,11 +130,12 @@ class HarmonyOutputParser(ChatOutputParser):
         """(delta, channel, recipient, completed message, content type) for each accepted token."""
         reader = self.reader
         out = []
-        for token_id in token_ids:
+        for position, token_id in enumerate(token_ids):
             try:
                 done = reader.process(st, token_id)
             except HarmonyError:
-                continue
+                out += self._recover(st, token_ids[position:])
+                break
             if done is not None:
                 done.recipient = normalize_recipient(done.recipient)
                 st["cur"] = []
@@ -139,6 +145,15 @@ class HarmonyOutputParser(ChatOutputParser):
             recipient = normalize_recipient(reader.recipient(st))
             out.append((delta, reader.channel(st), recipient, done, reader.content_type(st)))
         return out
+
+    def _recover(self, st: JSONState, rest: Sequence[int]) -> list[Segment]:
+        """The rejected message's tokens and `rest` as one `final` message; the reader restarts."""
+        text = self.tokenizer.decode([*st["cur"], *rest])
+        keep_text = st["text"] is not None
+        st.clear()
+        st.update(new_state(keep_text=keep_text))
+        done = Message("assistant", "final", None, None, text)
+        return [(text, "final", None, None, None), ("", "final", None, done, None)]
 
     def _end(self, st: JSONState) -> list[Segment]:
         try:

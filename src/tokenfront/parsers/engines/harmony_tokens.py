@@ -14,7 +14,7 @@ JSON-serialisable dict:
 - mode "content": every token is text (special tokens by their names) until `<|end|>`,
   `<|call|>` or `<|return|>` completes the message. Bytes that do not yet form UTF-8 wait for
   the next token; an invalid byte becomes U+FFFD.
-- mode "start": only `<|start|>` is accepted (anything else is an error, skipped by callers).
+- mode "start": only `<|start|>` is accepted (anything else is an error; the caller recovers).
 
 End of output completes an open message body; it is an error inside a header.
 """
