@@ -19,6 +19,7 @@ from tokenfront.render.harmony import (
     render_harmony_prompt,
 )
 from tokenfront.render.harmony_tools import lines, to_typescript, tools_section
+from tokenfront.render.structural_tags import json_schema
 
 BUILDER = Path(__file__).resolve().parents[1] / "models" / "gpt-oss-src" / "build.py"
 TOOL = {
@@ -127,6 +128,16 @@ def test_prompt_tokens(tokenizer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_json_format_becomes_a_final_channel_tag() -> None:
     sampling = {"structured_outputs": {"json": {"type": "object"}, "structural_tag": None}}
     out = harmony_sampling(sampling)["structured_outputs"]
-    assert out["json"] is None and out["structural_tag"] == final_channel_tag({"type": "object"})
+    assert out["json"] is None
+    assert out["structural_tag"] == final_channel_tag(json_schema({"type": "object"}))
     assert '"begin": "<|channel|>final <|constrain|>json<|message|>"' in out["structural_tag"]
     assert harmony_sampling({"max_tokens": 3}) == {"max_tokens": 3}
+
+
+def test_regex_choice_and_grammar_become_a_plain_final_channel_tag() -> None:
+    for key, value in (("regex", "a+"), ("choice", ["x", "y"]), ("grammar", 'root ::= "g"')):
+        sampling = {"structured_outputs": {key: value, "structural_tag": None}}
+        out = harmony_sampling(sampling)["structured_outputs"]
+        assert out[key] is None
+        assert '"begin": "<|channel|>final<|message|>"' in out["structural_tag"]
+        assert "<|constrain|>" not in out["structural_tag"]

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokenfront.protocol.requests import RequestValidationFailure
+from tokenfront.protocol.requests import RequestValidationFailure, StructuredOutputsParams
 from tokenfront.render.harmony_tools import tools_section
-from tokenfront.render.structural_tags import json_schema, tag
+from tokenfront.render.structural_tags import output_format, tag
 from tokenfront.render.structural_tags_harmony import CONSTRAINS, END, FINAL_BEGIN, channel_tag
 
 HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
@@ -254,30 +254,30 @@ def render_request(model: Any, request: Any) -> list[int]:
 _OUTPUT_KEYS = ("json", "regex", "choice", "grammar", "json_object")
 
 
-def final_channel_tag(schema: Any) -> str:
-    """vLLM's structural tag for a JSON answer after optional analysis (JSON text)."""
-    answer = {
-        "type": "or",
-        "elements": [
-            tag(FINAL_BEGIN.format(constrain=c), json_schema(schema), END)  # type: ignore[arg-type]
-            for c in CONSTRAINS
-        ],
-    }
-    return json.dumps({"type": "structural_tag", "format": channel_tag(answer, commentary=False)})
+def final_channel_tag(answer: Any) -> str:
+    """vLLM's structural tag for an answer format after optional analysis (JSON text): a JSON
+    schema in a `final` message with either `constrain` spelling, other formats in a plain one."""
+    if answer.get("type") == "json_schema":
+        final: Any = {
+            "type": "or",
+            "elements": [tag(FINAL_BEGIN.format(constrain=c), answer, END) for c in CONSTRAINS],  # type: ignore[arg-type]
+        }
+    else:
+        final = tag(FINAL_BEGIN.format(constrain=""), answer, END)  # type: ignore[arg-type]
+    return json.dumps({"type": "structural_tag", "format": channel_tag(final, commentary=False)})
 
 
 def harmony_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
-    """A JSON response format becomes a structural tag over the Harmony channels."""
+    """A JSON, regex, choice or (EBNF) grammar output becomes a structural tag over the
+    Harmony channels."""
     outputs = sampling.get("structured_outputs")
     if not isinstance(outputs, dict):
         return sampling
-    if outputs.get("json_object"):
-        schema: Any = {"type": "object"}
-    elif outputs.get("json") is not None:
-        schema = outputs["json"]
-        if isinstance(schema, str):
-            schema = json.loads(schema)
-    else:
+    asked = {key: outputs[key] for key in _OUTPUT_KEYS if outputs.get(key) not in (None, False)}
+    if not asked:
         return sampling
-    outputs = {**outputs, **dict.fromkeys(_OUTPUT_KEYS), "structural_tag": final_channel_tag(schema)}
+    answer = output_format(StructuredOutputsParams.model_validate(asked))
+    if answer is None:
+        return sampling
+    outputs = {**outputs, **dict.fromkeys(_OUTPUT_KEYS), "structural_tag": final_channel_tag(answer)}
     return {**sampling, "structured_outputs": outputs}

@@ -302,7 +302,7 @@ def _limit_to_one_call(node: Any) -> None:
             _limit_to_one_call(item)
 
 
-def _output_format(so: StructuredOutputsParams) -> Fmt | None:
+def output_format(so: StructuredOutputsParams) -> Fmt | None:
     """A structured-output constraint as an xgrammar format (json, regex, choice)."""
     if so.json_object:
         return json_schema({"type": "object"})
@@ -360,10 +360,10 @@ def apply_structural_tag(
     any_strict = any(t.function.strict is True for t in request.tools)
     if is_auto and level == 0 and not any_strict:
         return
-    output_format = None
+    answer = None
     if is_auto and structured is not None:
-        output_format = _output_format(structured)
-        if output_format is None:
+        answer = output_format(structured)
+        if answer is None:
             return
 
     full = [
@@ -378,15 +378,15 @@ def apply_structural_tag(
             )
         simple = "forced"
     else:
-        simple = "required" if choice == "required" or output_format is not None else "auto"
+        simple = "required" if choice == "required" or answer is not None else "auto"
     if model == "glm_4_7":
         fmt = glm_structural_format(full, simple)
     else:
         fmt = builder([(n, _arguments(p, strict)) for n, p, strict in full], simple)
     if single_call:
         _limit_to_one_call(fmt)
-    if output_format is not None:
-        fmt = {"type": "or", "elements": [fmt, output_format]}
+    if answer is not None:
+        fmt = {"type": "or", "elements": [fmt, answer]}
     payload = {"type": "structural_tag", "format": fmt}
     request.structured_outputs = StructuredOutputsParams.model_validate(
         {"structural_tag": json.dumps(payload)}
