@@ -242,10 +242,34 @@ RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
         "json_object": {"messages": _USER, "response_format": {"type": "json_object"}},
         "response_format": {
             "messages": _USER,
-            "tokenize_chat": {"_endpoint": "/tokenize", "messages": [{"role": "system", "content": "Be brief."}, *_USER]},
-        "tokenize_tools": {"_endpoint": "/tokenize", "messages": _HISTORY, "tools": gc.TOOLS, "return_token_strs": True},
-        "tokenize_no_generation_prompt": {"_endpoint": "/tokenize", "messages": _USER, "add_generation_prompt": False},
-        "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
+            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
         },
-    }
+        "regex_output": {"messages": _USER, "structured_outputs": {"regex": "[a-z]+"}},
+        "choice_output": {"messages": _USER, "structured_outputs": {"choice": ["yes", "no"]}},
+        "grammar_output": {"messages": _USER, "structured_outputs": {"grammar": 'root ::= "ok"'}},
+        "required_with_regex": {
+            "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required", "structured_outputs": {"regex": "x"},
+        },
+    },
+    # VLLM_ENFORCE_STRICT_TOOL_CALLING=0: required / named force the tool JSON schema as it is
+    # (only the request's own output format becomes a channel tag).
+    "gptoss_lax": {
+        "auto": {"messages": _USER, "tools": gc.TOOLS},
+        "tool_choice_required": {"messages": _USER, "tools": gc.TOOLS, "tool_choice": "required"},
+        "tool_choice_named": {
+            "messages": _USER,
+            "tools": gc.TOOLS,
+            "tool_choice": {"type": "function", "function": {"name": "search"}},
+        },
+        "required_single_call": {
+            "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required", "parallel_tool_calls": False,
+        },
+        "required_with_json_object": {
+            "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required",
+            "response_format": {"type": "json_object"},
+        },
+        "required_with_regex": {
+            "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required", "structured_outputs": {"regex": "x"},
+        },
+    },
 }

@@ -5,8 +5,9 @@ For every config of tests/golden/configs-gptossrender.json (`"cases": ["render",
 `vllm launch render` and stores its answers to `golden_cases_gptoss.RENDER_CASES[NAME]` (chat
 render, or `/tokenize` for cases with `"_endpoint": "/tokenize"`) in
 tests/golden/vllm-gptossrender.jsonl. vLLM renders gpt-oss chats with Harmony and dates the
-system message, so run it with VLLM_SYSTEM_START_DATE set to the date the configs' `env` pins,
-and TIKTOKEN_ENCODINGS_BASE pointing at the built model dir (its o200k_base.tiktoken).
+system message: each server gets its config's `env` (VLLM_SYSTEM_START_DATE, and
+VLLM_ENFORCE_STRICT_TOOL_CALLING for the lax config); run it with TIKTOKEN_ENCODINGS_BASE pointing
+at the built model dir (its o200k_base.tiktoken).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def main() -> int:
             args.vllm_cmd, model=str(model_dir), port=args.port, name=config["served_model_name"],
             args=list(config.get("args", [])), config=name,
         )  # fmt: skip
-        server = lib.Server(cmd, args.port, logs / f"vllm-{name}.log")
+        server = lib.Server(cmd, args.port, logs / f"vllm-{name}.log", env=config.get("env"))
         if not server.wait_healthy(900):
             server.stop()
             print(f"[{name}] vLLM did not start", flush=True)

@@ -92,7 +92,7 @@ def _paritylib(models_root: Path) -> Any:
 
 
 def record(lib: Any, name: str, cfg: dict[str, Any], models_root: Path, template: str,
-           port: int, logs: Path) -> list[dict[str, Any]]:
+           port: int, logs: Path, prefix: str = "pcore") -> list[dict[str, Any]]:
     model_dir = models_root / cfg["model"]
     cmd = lib.format_command(template, model=str(model_dir), port=port,
                              name=cfg["served_model_name"], args=list(cfg.get("args", [])),
@@ -116,6 +116,11 @@ def record(lib: Any, name: str, cfg: dict[str, Any], models_root: Path, template
                     **json.loads(json.dumps(VARIANTS[variant])),
                 }
                 rendered = client.post(f"{server.url}/v1/chat/completions/render", json=chat)
+                if text_name == "plain":  # the render of each variant, once
+                    out.append({"id": f"{prefix}-{name}-render-{variant}", "family": "render-chat",
+                                "config": name, "endpoint": "/v1/chat/completions/render",
+                                "method": "POST", "request": chat, "scenario": f"render-{variant}",
+                                "status": rendered.status_code, "response": rendered.json()})
                 if rendered.status_code != 200:
                     continue
                 prompt_ids = rendered.json()["token_ids"]
@@ -141,7 +146,7 @@ def record(lib: Any, name: str, cfg: dict[str, Any], models_root: Path, template
                     requests.append(("stream", f"s{per}",
                                      {"kind": "stream", "base": base, "chunks": chunks}))
                 for family, tag, request in requests:
-                    rec = {"id": f"pcore-{name}-{scenario}-{tag}", "family": family, "config": name,
+                    rec = {"id": f"{prefix}-{name}-{scenario}-{tag}", "family": family, "config": name,
                            "endpoint": "/v1/chat/completions/derender", "method": "POST",
                            "request": request, "scenario": scenario}
                     result = lib.run_case(client, server.url, rec)
@@ -162,17 +167,20 @@ def main() -> int:
     ap.add_argument("--only", nargs="+", required=True)
     ap.add_argument("--port", type=int, default=8555)
     ap.add_argument("--logs", default="/tmp/vllm-pcore-logs")
+    ap.add_argument("--configs", help="configs file (default: the shared parity configs)")
+    ap.add_argument("--id-prefix", default="pcore")
     args = ap.parse_args()
     models_root = Path(args.models_root)
     lib = _paritylib(models_root)
-    configs = lib.load_configs(models_root / "parity" / "configs.json")
+    configs = lib.load_configs(Path(args.configs) if args.configs else models_root / "parity" / "configs.json")
     out = Path(args.out)
     kept = [r for r in lib.read_jsonl(out) if r["config"] not in args.only] if out.exists() else []
     logs = Path(args.logs)
     logs.mkdir(parents=True, exist_ok=True)
     records = list(kept)
     for name in args.only:
-        records += record(lib, name, configs[name], models_root, args.vllm_cmd, args.port, logs)
+        records += record(lib, name, configs[name], models_root, args.vllm_cmd, args.port, logs,
+                          args.id_prefix)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     print(f"wrote {len(records)} records to {out}")
     return 0

@@ -28,7 +28,8 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(os.environ):
         if key.startswith("TOKENFRONT_") and key != "TOKENFRONT_CACHE_DIR":
             monkeypatch.delenv(key)
-    for key in ("VLLM_API_KEY", "VLLM_HTTP_MAX_REQUEST_BODY_SIZE", "VLLM_MAX_N_SEQUENCES"):
+    for key in ("VLLM_API_KEY", "VLLM_HTTP_MAX_REQUEST_BODY_SIZE", "VLLM_MAX_N_SEQUENCES",
+                "VLLM_ENFORCE_STRICT_TOOL_CALLING"):
         monkeypatch.delenv(key, raising=False)
 
 
@@ -371,6 +372,19 @@ def test_bad_model_fails_fast(server_env: dict[str, str], tmp_path: Path) -> Non
     done = subprocess.run(cmd, env=server_env, capture_output=True, timeout=60)
     assert done.returncode != 0
     assert b"cannot find model" in done.stderr
+
+
+def test_strict_tool_calling_follows_vllms_variable_and_the_flag(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def strict(*argv: str) -> bool:
+        return cli.model_options_from_args(parse(*argv))[0].strict_tool_calling
+
+    assert strict() is True and strict("--no-strict-tool-calling") is False
+    monkeypatch.setenv("VLLM_ENFORCE_STRICT_TOOL_CALLING", "0")
+    assert strict() is False and strict("--strict-tool-calling") is True
+    monkeypatch.setenv("VLLM_ENFORCE_STRICT_TOOL_CALLING", "True")
+    assert strict() is True
 
 
 def test_every_flag_reads_its_env_var(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -103,7 +103,7 @@ def _env_default(flag: str, vllm_env: str | None, kwargs: dict[str, Any]) -> Any
     if key is None:
         return kwargs.get("default", False if kwargs.get("action") == "store_true" else None)
     raw = os.environ[key]
-    if kwargs.get("action") == "store_true":
+    if kwargs.get("action") in ("store_true", argparse.BooleanOptionalAction):
         return raw.strip().lower() in _TRUE
     convert = kwargs.get("type") or str
     try:
@@ -232,6 +232,11 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
           help="Floor for tool-call structural tags: 'function' constrains the call envelope of "
                "every request with tools, 'parameter' also pins argument schemas (default: the "
                "tool parser's own level).")
+    _flag(g, "--strict-tool-calling", action=argparse.BooleanOptionalAction, default=True,
+          vllm_env="VLLM_ENFORCE_STRICT_TOOL_CALLING",
+          help="Constrain tool calls with the tool parser's structural tag (vLLM's default). "
+               "--no-strict-tool-calling: no structural tags, and tool_choice required / named "
+               "force JSON (parsed as such) for hermes, llama3_json, qwen3_coder, kimi_k2, ...")
     _flag(g, "--tool-parser-plugin", help="Python file that registers extra parsers.")
 
 
@@ -398,6 +403,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         enable_auto_tool_choice=args.enable_auto_tool_choice,
         reasoning_parser=args.reasoning_parser,
         tool_strict_level=args.tool_strict_level,
+        strict_tool_calling=args.strict_tool_calling,
         limit_mm_per_prompt=_json_arg(args.limit_mm_per_prompt, "--limit-mm-per-prompt"),
     )
     options: list[ModelOptions] = []

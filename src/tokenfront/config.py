@@ -40,6 +40,9 @@ class ModelOptions:
     default_chat_template_kwargs: dict[str, Any] | None = None
     reasoning_effort_map: dict[str, str] | None = None
     tool_strict_level: str | None = None
+    # vLLM's VLLM_ENFORCE_STRICT_TOOL_CALLING: tool calls constrained by the parser's structural
+    # tag; off, tool_choice required / named force JSON instead for those parsers.
+    strict_tool_calling: bool = True
     tool_call_parser: str | None = None
     enable_auto_tool_choice: bool = False
     reasoning_parser: str | None = None

@@ -145,7 +145,7 @@ def test_matches_vllm(corpus: str, case: dict[str, Any], monkeypatch: pytest.Mon
 
     config = _paritylib().load_configs(dict((c, f) for c, _, f in CORPORA)[corpus])[case["config"]]
     args = config.get("args", [])
-    for name, value in config.get("env", {}).items():  # e.g. a pinned VLLM_SYSTEM_START_DATE
+    for name, value in config.get("env", {}).items():  # VLLM_SYSTEM_START_DATE, VLLM_ENFORCE_STRICT_TOOL_CALLING
         monkeypatch.setenv(name, value)
     for flag, known in (
         ("--tool-call-parser", registry.tool_parser_names),

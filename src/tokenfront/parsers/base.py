@@ -35,6 +35,8 @@ Class flags read by the pipeline:
 * `supports_required_and_named` - False makes tool_choice required/named fall back to the
   auto path (vLLM: every parser with a `structural_tag_model` under the default
   VLLM_ENFORCE_STRICT_TOOL_CALLING=1, e.g. hermes, kimi_k2, minimax_m2, glm45, ...).
+  `forced_json_unless_strict` marks the ones that get the JSON path back when strict tool
+  calling is off (`forced_choice`).
 * `engine_based` - True for parsers that vLLM implements on its declarative ParserEngine
   (qwen3_coder, kimi_k2, glm45, minimax_m2, seed_oss, ...). With an engine-based tool
   parser (and no or an engine-based reasoning parser) vLLM runs the parser even for
@@ -286,6 +288,10 @@ class ToolParser:
     # vLLM's id style for this parser: "random" or e.g. "kimi_k2" (`functions.NAME:IDX`).
     tool_call_id_type: ClassVar[str] = "random"
     supports_required_and_named: ClassVar[bool] = True
+    # True where only vLLM's strict tool calling (a structural tag model) turned
+    # `supports_required_and_named` off: with VLLM_ENFORCE_STRICT_TOOL_CALLING=0 required /
+    # named take the JSON path again.
+    forced_json_unless_strict: ClassVar[bool] = False
     engine_based: ClassVar[bool] = False
     # An engine-based parser that leaves the text alone for a request without tools, where
     # vLLM 0.33.0 ran it and removed the call markup (vLLM issue #55080; asserted for glm45 and
@@ -295,6 +301,13 @@ class ToolParser:
     # Markers (start, end) of a call section that such kept text drops when it holds only
     # whitespace: no text is lost, and vLLM 0.33.0 drops it too (engines/empty_sections.py).
     empty_section: ClassVar[tuple[str, str] | None] = None
+
+    @classmethod
+    def forced_choice(cls, strict_tool_calling: bool) -> bool:
+        """Whether tool_choice required / named read the output as vLLM's forced JSON."""
+        return cls.supports_required_and_named or (
+            cls.forced_json_unless_strict and not strict_tool_calling
+        )
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer

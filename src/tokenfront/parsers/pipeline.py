@@ -65,8 +65,10 @@ class ChatOutputParser:
         reasoning_parser_name: str | None,
         enable_auto_tools: bool,
         tool_call_id_type: str = "random",
+        strict_tool_calling: bool = True,
     ) -> None:
         self.tokenizer = tokenizer
+        self.strict_tool_calling = strict_tool_calling
         self.tool_parser_name = tool_parser_name
         self.reasoning_parser_name = reasoning_parser_name
         self.enable_auto_tools = enable_auto_tools
@@ -234,7 +236,7 @@ class ChatOutputParser:
                 return [], drop_empty_sections(content, *tool.empty_section)
             return [], content
         choice = ctx.tool_choice
-        supports = tool.supports_required_and_named
+        supports = tool.forced_choice(self.strict_tool_calling)
         named = ctx.named_function if isinstance(choice, dict) else None
         required = choice == "required"
         auto = self.enable_auto_tools and (
@@ -540,7 +542,7 @@ class ChatOutputParser:
                 )
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice
-        supports = tool.supports_required_and_named
+        supports = tool.forced_choice(self.strict_tool_calling)
         named = ctx.named_function if isinstance(choice, dict) else None
         id_type = self._id_type(tool)
         if supports and named is not None:
@@ -610,6 +612,7 @@ def build_output_parser(options: ModelOptions, tokenizer: Any) -> ChatOutputPars
         options.reasoning_parser,
         options.enable_auto_tool_choice,
         tool_call_id_type(options.model),
+        options.strict_tool_calling,
     )
     # vLLM: a tool parser without --enable-auto-tool-choice and no reasoning parser is none.
     return parser if parser.active else None

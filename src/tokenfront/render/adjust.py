@@ -7,12 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tokenfront.parsers.registry import get_tool_parser
 from tokenfront.protocol.requests import (
     ChatCompletionRequest,
     RequestValidationFailure,
     StructuredOutputsParams,
 )
 from tokenfront.render import cohere_adjust, rtemplate_adjust, structural_tags
+from tokenfront.render.sampling import structured_outputs_for
 from tokenfront.tokenization.registry import ServedModel
 
 # Reasoning parsers built on vLLM's parser engine: their adjust_request always keeps
@@ -166,18 +168,33 @@ def json_schema_from_tools(request: ChatCompletionRequest) -> dict[str, Any] | N
     return schema
 
 
-def _base_tool_adjust(request: ChatCompletionRequest, traits: ToolParserTraits) -> None:
+def _base_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None:
     if not request.tools:
         return
     so = request.structured_outputs
     if so is not None and so.structural_tag is not None:
         return
-    if not traits.supports_required_and_named:
+    if not forced_json:
         return
     schema = json_schema_from_tools(request)
     if schema is not None:
         request.structured_outputs = StructuredOutputsParams.model_validate({"json": schema})
         request.response_format = None
+
+
+# Set on a gpt-oss request whose JSON schema is the tool call's: Harmony rendering leaves it
+# as it is (vLLM turns only the request's own output format into a channel tag).
+TOOL_SCHEMA = "_tool_schema"
+
+
+def _harmony_lax_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None:
+    """vLLM's gpt-oss parser first makes the request's own output format a channel tag, so a
+    required / named tool schema is forced only on a request without one."""
+    if structured_outputs_for(request) is not None:
+        return
+    _base_tool_adjust(request, forced_json)
+    if request.structured_outputs is not None:
+        setattr(request, TOOL_SCHEMA, True)
 
 
 def _mistral_adjust(request: ChatCompletionRequest) -> None:
@@ -195,11 +212,24 @@ def _mistral_adjust(request: ChatCompletionRequest) -> None:
 
 
 def _tool_adjust(
-    request: ChatCompletionRequest, traits: ToolParserTraits, strict_level: int | None = None
+    request: ChatCompletionRequest,
+    traits: ToolParserTraits,
+    strict_level: int | None = None,
+    forced_json_unless_strict: bool = False,
+    strict_tool_calling: bool = True,
 ) -> None:
-    structural_tags.apply_structural_tag(request, traits.structural_tag_model,
-                                         traits.structural_tag_model in _FUNCTION_STRICT_DEFAULT,
-                                         strict_level)
+    """One tool parser's adjustments; without strict tool calling vLLM applies no structural
+    tag, and parsers it only held back for their tag force JSON again."""
+    forced_json = traits.supports_required_and_named
+    if strict_tool_calling:
+        structural_tags.apply_structural_tag(
+            request,
+            traits.structural_tag_model,
+            traits.structural_tag_model in _FUNCTION_STRICT_DEFAULT,
+            strict_level,
+        )
+    else:
+        forced_json = forced_json or forced_json_unless_strict
     kind = traits.kind
     if kind == "kimi":
         if _tools_in_play(request):
@@ -208,7 +238,10 @@ def _tool_adjust(
     if kind == "mistral":
         _mistral_adjust(request)
         return
-    _base_tool_adjust(request, traits)
+    if traits.structural_tag_model == "harmony" and not strict_tool_calling:
+        _harmony_lax_tool_adjust(request, forced_json)
+        return
+    _base_tool_adjust(request, forced_json)
     if kind == "engine" or (kind == "skip_if_tools" and _tools_in_play(request)):
         request.skip_special_tokens = False
 
@@ -234,6 +267,12 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
         request.spaces_between_special_tokens = False
     if tool is not None:
         level = STRICT_LEVELS.get(options.tool_strict_level or "")
-        _tool_adjust(request, TOOL_PARSERS.get(tool, ToolParserTraits()), level)
+        _tool_adjust(
+            request,
+            TOOL_PARSERS.get(tool, ToolParserTraits()),
+            level,
+            get_tool_parser(tool).forced_json_unless_strict,
+            options.strict_tool_calling,
+        )
         if tool in _NO_SPECIAL_TOKEN_SPACING:
             request.spaces_between_special_tokens = False

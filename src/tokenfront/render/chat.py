@@ -296,7 +296,7 @@ def render_chat_request(
         request.truncate_prompt_tokens,
     )
     sampling, kv, ec = build_sampling_params(request, max_tokens, defaults, max_n=max_n)
-    if model.model_type in HARMONY_MODEL_TYPES:
+    if model.model_type in HARMONY_MODEL_TYPES and not getattr(request, adjust.TOOL_SCHEMA, False):
         sampling = harmony.harmony_sampling(sampling)
 
     template_kwargs = resolve_chat_template_kwargs(model, request)

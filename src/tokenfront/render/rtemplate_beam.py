@@ -36,9 +36,8 @@ from tokenfront.render.sampling import structured_outputs_for
 from tokenfront.render.structural_tags import json_schema
 from tokenfront.tokenization.registry import ServedModel
 
-# vLLM's VLLM_BEAM_ALWAYS_CONSTRAIN_OUTPUT and VLLM_ENFORCE_STRICT_TOOL_CALLING defaults.
+# vLLM's VLLM_BEAM_ALWAYS_CONSTRAIN_OUTPUT default.
 ALWAYS_CONSTRAIN = True
-ENFORCE_STRICT_TOOLS = True
 _STRICT_LEVELS = {"auto": 0, "function": 1, "parameter": 2}
 GRAMMAR_FROM_PARSER = "_grammar_from_parser"
 
@@ -147,7 +146,7 @@ def template_tag(
     tools_forbidden = bool(request.tools) and choice == "none" and TOOLS in fields
     strictness = None
     constrained = False
-    if tools_enabled and (forced or ENFORCE_STRICT_TOOLS):
+    if tools_enabled and (forced or model.options.strict_tool_calling):
         strictness = _pinned_strictness(model, request)
         constrained = strictness is not None
     output = structured_outputs_for(request)

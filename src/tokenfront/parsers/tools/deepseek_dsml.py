@@ -309,6 +309,7 @@ def dsml_tool_grammar(
 class _DsmlToolParser(MarkupToolParser):
     dialect: ClassVar[Dialect]
     supports_required_and_named = False  # structural-tag models in vLLM
+    forced_json_unless_strict = True
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         converted = super().convert_args(raw, partial, name)

@@ -15,6 +15,7 @@ from tokenfront.parsers.registry import tool_parser
 class DeepSeekV3ToolParser(MarkerRegexToolParser):
     name = "deepseek_v3"
     supports_required_and_named = False
+    forced_json_unless_strict = True
     call_regex = re.compile(
         r"<｜tool▁call▁begin｜>(?P<type>.*)<｜tool▁sep｜>(?P<name>.*)\n```json\n"
         r"(?P<arguments>[\s\S]*?)\n```<｜tool▁call▁end｜>"

@@ -16,6 +16,7 @@ from tokenfront.parsers.registry import tool_parser
 class DeepSeekV31ToolParser(MarkerRegexToolParser):
     name = "deepseek_v31"
     supports_required_and_named = False
+    forced_json_unless_strict = True
     call_regex = re.compile(
         r"<｜tool▁call▁begin｜>(?P<name>.*?)<｜tool▁sep｜>(?P<arguments>[\s\S]*?)<｜tool▁call▁end｜>"
     )

@@ -13,6 +13,7 @@ class HermesToolParser(JsonInMarkersToolParser):
     # vLLM sets structural_tag_model="hermes", which (with VLLM_ENFORCE_STRICT_TOOL_CALLING)
     # sends tool_choice required/named through the auto path.
     supports_required_and_named = False
+    forced_json_unless_strict = True
     # vLLM's hermes tests (test_hermes_*_serialized_arguments / *_bare_string_arguments):
     # docs/deviations.md.
     serialized_string_arguments = True

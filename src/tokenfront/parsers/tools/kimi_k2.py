@@ -19,6 +19,7 @@ from tokenfront.parsers.registry import tool_parser
 @tool_parser("kimi_k2")
 class KimiK2ToolParser(SectionToolParser):
     name = "kimi_k2"
+    forced_json_unless_strict = True  # a structural-tag model in vLLM
     bare_header_regex = re.compile(r":?\d+")
     # Deviation from vLLM 0.33.0 (docs/deviations.md): streamed arguments equal the one-shot
     # ones when the schema retypes a value (tests/parser/engine/test_kimi_k2_streaming.py).

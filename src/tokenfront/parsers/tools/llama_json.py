@@ -60,6 +60,7 @@ class LlamaJsonToolParser(JsonToolParser):
     # vLLM sets structural_tag_model="llama": under VLLM_ENFORCE_STRICT_TOOL_CALLING (default on)
     # tool_choice required/named then take the auto path.
     supports_required_and_named = False
+    forced_json_unless_strict = True
 
     def __init__(self, tokenizer: Any, ctx: Any) -> None:
         super().__init__(tokenizer, ctx)

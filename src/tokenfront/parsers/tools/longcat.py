@@ -12,3 +12,4 @@ class LongcatToolParser(JsonInMarkersToolParser):
     end_marker = "</longcat_tool_call>"
     # structural-tag model in vLLM: required/named go through the auto path.
     supports_required_and_named = False
+    forced_json_unless_strict = True

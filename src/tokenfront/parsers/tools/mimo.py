@@ -51,3 +51,4 @@ class MiMoToolParser(MarkupToolParser):
     name = "mimo"
     grammar = MIMO
     supports_required_and_named = False  # structural-tag model in vLLM
+    forced_json_unless_strict = True

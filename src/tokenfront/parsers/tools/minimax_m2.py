@@ -70,3 +70,4 @@ class MinimaxM2ToolParser(MarkupToolParser):
     name = "minimax_m2"
     grammar = MINIMAX_M2
     supports_required_and_named = False
+    forced_json_unless_strict = True

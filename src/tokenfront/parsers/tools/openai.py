@@ -10,6 +10,7 @@ from tokenfront.parsers.registry import tool_parser
 class OpenAIToolParser(ChannelToolParser):
     name = "openai"
     supports_required_and_named = False
+    forced_json_unless_strict = True
     # Content always comes from the Harmony reading (the `final` channel), also when no call
     # is made: the pipeline takes the parser's content as it does for engine-based parsers
     # (vLLM's test_openai_tool_parser.py::test_extract_tool_calls_no_tools).

@@ -119,6 +119,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
     name = "qwen3_coder"
     grammar = QWEN3_CODER
     supports_required_and_named = False  # structural-tag model in vLLM
+    forced_json_unless_strict = True
     content_around_unnamed_calls = True
 
     def initial_state(self, start: str = S_CONTENT) -> JSONState:

@@ -32,6 +32,7 @@ class Step3p5ToolParser(MarkupToolParser):
     name = "step3p5"
     grammar = STEP3P5
     supports_required_and_named = False  # structural-tag model (qwen_3_coder) in vLLM
+    forced_json_unless_strict = True
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         # vLLM's step3p5 test: an object parameter written as a Python literal is decoded
@@ -63,3 +64,4 @@ class Step5ToolParser(MarkupToolParser):
     name = "step5"
     grammar = STEP5
     supports_required_and_named = False
+    forced_json_unless_strict = True
