@@ -13,7 +13,12 @@ from tokenfront.protocol.requests import (
     RequestValidationFailure,
     StructuredOutputsParams,
 )
-from tokenfront.render import cohere_adjust, rtemplate_adjust, structural_tags
+from tokenfront.render import (
+    cohere_adjust,
+    rtemplate_adjust,
+    structural_tags,
+    structural_tags_hy_v4,
+)
 from tokenfront.render.sampling import structured_outputs_for
 from tokenfront.tokenization.registry import ServedModel
 
@@ -87,6 +92,7 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "musespark1x": ToolParserTraits("engine", "-muse"),
     "muse_glimmer": ToolParserTraits("engine", "-muse"),
     "functiongemma": ToolParserTraits("skip_if_tools"),
+    "hy_v4": ToolParserTraits("base", "hy_v4"),
     # gpt-oss (vLLM's GptOssToolParser stub; HarmonyParser reads the output).
     "openai": ToolParserTraits("base", "harmony"),
 }
@@ -217,6 +223,7 @@ def _tool_adjust(
     strict_level: int | None = None,
     forced_json_unless_strict: bool = False,
     strict_tool_calling: bool = True,
+    token_suffix: str = "",
 ) -> None:
     """One tool parser's adjustments; without strict tool calling vLLM applies no structural
     tag, and parsers it only held back for their tag force JSON again."""
@@ -227,6 +234,7 @@ def _tool_adjust(
             traits.structural_tag_model,
             traits.structural_tag_model in _FUNCTION_STRICT_DEFAULT,
             strict_level,
+            token_suffix,
         )
     else:
         forced_json = forced_json or forced_json_unless_strict
@@ -273,6 +281,7 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
             level,
             get_tool_parser(tool).forced_json_unless_strict,
             options.strict_tool_calling,
+            structural_tags_hy_v4.token_suffix(model.tokenizer) if tool == "hy_v4" else "",
         )
         if tool in _NO_SPECIAL_TOKEN_SPACING:
             request.spaces_between_special_tokens = False

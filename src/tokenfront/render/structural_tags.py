@@ -337,9 +337,11 @@ def apply_structural_tag(
     model: str | None,
     function_strict_default: bool,
     strict_level: int | None = None,
+    token_suffix: str = "",
 ) -> None:
     """vLLM's `_apply_structural_tag` for a tool parser's structural tag model (`strict_level`:
-    `--tool-strict-level` as 0 auto / 1 function / 2 parameter, else the parser's default)."""
+    `--tool-strict-level` as 0 auto / 1 function / 2 parameter, else the parser's default;
+    `token_suffix`: HY V4's marker suffix)."""
     if model is None or not request.tools:
         return
     choice = request.tool_choice
@@ -379,8 +381,14 @@ def apply_structural_tag(
         simple = "forced"
     else:
         simple = "required" if choice == "required" or answer is not None else "auto"
+    if model == "hy_v4" and simple == "auto":
+        return  # HY V4 constrains only calls that must come (vLLM's HYV4ToolParser)
     if model == "glm_4_7":
         fmt = glm_structural_format(full, simple)
+    elif model == "hy_v4":  # keyed by the raw parameters, with the checkpoint's marker suffix
+        from tokenfront.render.structural_tags_hy_v4 import hy_v4
+
+        fmt = hy_v4([(n, p) for n, p, _ in full], simple, token_suffix)
     else:
         fmt = builder([(n, _arguments(p, strict)) for n, p, strict in full], simple)
     if single_call:
@@ -422,6 +430,7 @@ def _register_model_builders() -> None:
     """Builders kept in their own modules (they import the format nodes above)."""
     from tokenfront.render import structural_tags_dsml as dsml
     from tokenfront.render.structural_tags_harmony import harmony
+    from tokenfront.render.structural_tags_hy_v4 import hy_v4
     from tokenfront.render.structural_tags_kimi_k3 import kimi_k3
 
     BUILDERS.update(
@@ -433,6 +442,7 @@ def _register_model_builders() -> None:
             "plamo3": dsml.plamo3,
             "kimi_k3": kimi_k3,
             "harmony": harmony,
+            "hy_v4": lambda t, c: hy_v4(t, c, ""),
         }
     )
 
