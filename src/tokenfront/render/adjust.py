@@ -38,6 +38,8 @@ class ToolParserTraits:
     # "kimi": only keeps special tokens; "mistral": engine + pre-v11 JSON schema.
     kind: str = "base"
     structural_tag_model: str | None = None
+    # The parser's default strict level is FUNCTION (glm45 / glm47), not AUTO.
+    function_strict_default: bool = False
 
     @property
     def supports_required_and_named(self) -> bool:
@@ -55,7 +57,7 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "deepseek_v3": ToolParserTraits("base", "deepseek_r1"),
     "mistral": ToolParserTraits("mistral"),
     "kimi_k2": ToolParserTraits("kimi", "kimi"),
-    "glm45": ToolParserTraits("engine", "glm_4_7"),
+    "glm45": ToolParserTraits("engine", "glm_4_7", function_strict_default=True),
     "minimax_m2": ToolParserTraits("engine", "minimax"),
     "granite": ToolParserTraits("engine"),
     "phi4_mini_json": ToolParserTraits("base"),
@@ -92,12 +94,20 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "musespark1x": ToolParserTraits("engine", "-muse"),
     "muse_glimmer": ToolParserTraits("engine", "-muse"),
     "functiongemma": ToolParserTraits("skip_if_tools"),
+    # Render sweep (tests/golden/vllm-rendertools.jsonl): vLLM keeps special tokens once tools are
+    # in play for these; poolside_v1 and k2_horizon take no JSON path for required / named.
+    "apertus": ToolParserTraits("skip_if_tools"),
+    "gigachat3": ToolParserTraits("skip_if_tools"),
+    "granite4": ToolParserTraits("skip_if_tools"),
+    "poolside_v1": ToolParserTraits("skip_if_tools", "-poolside_v1"),
+    "k2_horizon": ToolParserTraits("base", "-k2_horizon"),
+    "qwen3_xml": ToolParserTraits("engine", "qwen_3_coder"),
+    "glm47": ToolParserTraits("engine", "glm_4_7", function_strict_default=True),
+    "ling3": ToolParserTraits("engine", "glm_4_7"),
     "hy_v4": ToolParserTraits("base", "hy_v4"),
     # gpt-oss (vLLM's GptOssToolParser stub; HarmonyParser reads the output).
     "openai": ToolParserTraits("base", "harmony"),
 }
-# glm45's default strict level is FUNCTION (the others default to AUTO).
-_FUNCTION_STRICT_DEFAULT = frozenset({"glm_4_7"})
 # Kimi K3's reasoning and tool parsers read XTML markers as contiguous text: both also turn
 # `spaces_between_special_tokens` off, whatever the request.
 _NO_SPECIAL_TOKEN_SPACING = frozenset({"kimi_k3"})
@@ -232,7 +242,7 @@ def _tool_adjust(
         structural_tags.apply_structural_tag(
             request,
             traits.structural_tag_model,
-            traits.structural_tag_model in _FUNCTION_STRICT_DEFAULT,
+            traits.function_strict_default,
             strict_level,
             token_suffix,
         )

@@ -101,8 +101,8 @@ def _arguments(parameters: dict[str, Any] | None, strict: bool) -> Any:
 # --- per-model builders (choice is "auto", "required" or "forced") ----------------------
 
 
-def _hermes(tools: list[Tool], choice: str) -> Fmt:
-    start, end = "<tool_call>", "</tool_call>"
+def _hermes(tools: list[Tool], choice: str, start: str = "<tool_call>", end: str = "</tool_call>") -> Fmt:
+    """Hermes-style JSON calls between `start` / `end` (hermes; longcat with its own tags)."""
     tags = [
         tag(begin + name + '", "arguments": ', json_schema(schema), close)
         for name, schema in tools
@@ -279,6 +279,7 @@ def glm_structural_format(tools: list[tuple[str, dict[str, Any] | None, bool]], 
 
 BUILDERS: dict[str, Callable[[list[Tool], str], Fmt]] = {
     "hermes": _hermes,
+    "longcat": lambda t, c: _hermes(t, c, "<longcat_tool_call>", "</longcat_tool_call>"),
     "llama": _llama,
     "deepseek_r1": lambda t, c: _deepseek(t, c, r1=True),
     "deepseek_v3_1": lambda t, c: _deepseek(t, c, r1=False),
