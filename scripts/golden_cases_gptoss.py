@@ -149,6 +149,19 @@ _HISTORY: list[dict[str, Any]] = [
 ]
 _USER = [{"role": "user", "content": "Hi"}]
 
+# tool_choice required / named renders (strict: Harmony's structural tag; lax: the JSON schema).
+_FORCED_CHOICES: dict[str, dict[str, Any]] = {
+    "tool_choice_required": {"messages": _USER, "tools": gc.TOOLS, "tool_choice": "required"},
+    "tool_choice_named": {
+        "messages": _USER,
+        "tools": gc.TOOLS,
+        "tool_choice": {"type": "function", "function": {"name": "search"}},
+    },
+    "required_single_call": {
+        "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required", "parallel_tool_calls": False,
+    },
+}
+
 RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
     "gptoss": {
         "simple": {"messages": _USER},
@@ -221,15 +234,7 @@ RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
         "tokenize_chat": {"_endpoint": "/tokenize", "messages": [{"role": "system", "content": "Be brief."}, *_USER]},
         "tokenize_tools": {"_endpoint": "/tokenize", "messages": _HISTORY, "tools": gc.TOOLS, "return_token_strs": True},
         "tokenize_no_generation_prompt": {"_endpoint": "/tokenize", "messages": _USER, "add_generation_prompt": False},
-        "tool_choice_required": {"messages": _USER, "tools": gc.TOOLS, "tool_choice": "required"},
-        "tool_choice_named": {
-            "messages": _USER,
-            "tools": gc.TOOLS,
-            "tool_choice": {"type": "function", "function": {"name": "search"}},
-        },
-        "required_single_call": {
-            "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required", "parallel_tool_calls": False,
-        },
+        **_FORCED_CHOICES,
         "auto_strict_tool": {
             "messages": _USER,
             "tools": [{**gc.TOOLS[0], "function": {**gc.TOOLS[0]["function"], "strict": True}}],
@@ -255,15 +260,7 @@ RENDER_CASES: dict[str, dict[str, dict[str, Any]]] = {
     # (only the request's own output format becomes a channel tag).
     "gptoss_lax": {
         "auto": {"messages": _USER, "tools": gc.TOOLS},
-        "tool_choice_required": {"messages": _USER, "tools": gc.TOOLS, "tool_choice": "required"},
-        "tool_choice_named": {
-            "messages": _USER,
-            "tools": gc.TOOLS,
-            "tool_choice": {"type": "function", "function": {"name": "search"}},
-        },
-        "required_single_call": {
-            "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required", "parallel_tool_calls": False,
-        },
+        **_FORCED_CHOICES,
         "required_with_json_object": {
             "messages": _USER, "tools": gc.TOOLS, "tool_choice": "required",
             "response_format": {"type": "json_object"},
