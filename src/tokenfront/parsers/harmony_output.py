@@ -15,11 +15,11 @@ always reads Harmony). Output is split into Harmony messages from the token ids,
   chunk are decoded as `final` content and the reader starts over, as vLLM after 0.33.0
   (#51977) and its `tests/parser/test_harmony.py::test_process_chunk_recovers_from_malformed_header`
   have it (0.33.0 skips the token: the message is lost);
-- an output that ends inside a message header is
-  recovered as `final` content: the tokens since the last complete message, decoded. A header
-  that is only the next turn's opening (`<|start|>` and perhaps a role, what rendering a
-  conversation for completion appends) adds nothing: vLLM's harmony parser tests assert that
-  (tests/parser/test_harmony_parser.py::TestParse); 0.33.0 returns it as content.
+- an output that ends inside a message header is recovered as `final` content: the tokens
+  since the last complete message, decoded. A header that is only the next turn's opening
+  (`<|start|>` and perhaps a role, what rendering a conversation for completion appends) adds
+  nothing: vLLM's harmony parser tests assert that (tests/parser/test_harmony_parser.py::TestParse);
+  0.33.0 returns it as content.
 
 Streaming reports each token's text by the channel and recipient of the message it belongs to;
 a tool call opens (name, empty arguments) at its header's `<|message|>`. JSON arguments are

@@ -276,7 +276,10 @@ def harmony_sampling(sampling: dict[str, Any]) -> dict[str, Any]:
     asked = {key: outputs[key] for key in _OUTPUT_KEYS if outputs.get(key) not in (None, False)}
     if not asked:
         return sampling
-    answer = output_format(StructuredOutputsParams.model_validate(asked))
+    try:
+        answer = output_format(StructuredOutputsParams.model_validate(asked))
+    except ValueError:  # (requests are validated to one kind before this)
+        return sampling
     if answer is None:
         return sampling
     outputs = {**outputs, **dict.fromkeys(_OUTPUT_KEYS), "structural_tag": final_channel_tag(answer)}
