@@ -41,17 +41,12 @@ class ToolParserTraits:
     # The parser's default strict level is FUNCTION (glm45 / glm47), not AUTO.
     function_strict_default: bool = False
 
-    @property
-    def supports_required_and_named(self) -> bool:
-        # vLLM turns this off for parsers with a structural tag model (strict tool
-        # calling is on by default).
-        return self.structural_tag_model is None and self.kind != "mistral"
-
 
 TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "hermes": ToolParserTraits("skip_if_tools", "hermes"),
     "qwen3_coder": ToolParserTraits("engine", "qwen_3_coder"),
     "llama3_json": ToolParserTraits("base", "llama"),
+    "llama4_json": ToolParserTraits("base", "llama"),  # vLLM's class for llama3_json too
     "pythonic": ToolParserTraits("base"),
     "deepseek_v31": ToolParserTraits("base", "deepseek_v3_1"),
     "deepseek_v3": ToolParserTraits("base", "deepseek_r1"),
@@ -72,8 +67,7 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     # Group C (vLLM classes: qwen3_json = hermes, olmo3 = pythonic base).
     "qwen3_json": ToolParserTraits("skip_if_tools", "hermes"),
     "olmo3": ToolParserTraits("base"),
-    # Group A. minimax_m3 and dots are not structural but turn required/named off
-    # themselves, which the pseudo model names reproduce.
+    # Group A.
     "deepseek_v32": ToolParserTraits("engine", "deepseek_v3_2"),
     "deepseek_v4": ToolParserTraits("engine", "deepseek_v4"),
     "deepseek_v41": ToolParserTraits("engine", "deepseek_v4_1"),
@@ -81,26 +75,25 @@ TOOL_PARSERS: dict[str, ToolParserTraits] = {
     "step5": ToolParserTraits("engine", "qwen_3_coder"),
     "mimo": ToolParserTraits("engine", "mimo"),
     "longcat": ToolParserTraits("skip_if_tools", "longcat"),
-    "minimax_m3": ToolParserTraits("base", "-minimax_m3"),
-    "dots": ToolParserTraits("base", "-dots"),
+    "minimax_m3": ToolParserTraits("base"),
+    "dots": ToolParserTraits("base"),
     "minicpm5": ToolParserTraits("skip_if_tools"),
-    # Group C: engine adapters and Muse / Kimi K3 always keep special tokens; none of them
-    # take the JSON-schema path for required/named (pseudo model names where vLLM has no tag).
+    # Group C: engine adapters and Muse / Kimi K3 always keep special tokens.
     "plamo3": ToolParserTraits("engine", "plamo3"),
-    "gemma4": ToolParserTraits("engine", "-gemma4"),
-    "inkling": ToolParserTraits("engine", "-inkling"),
+    "gemma4": ToolParserTraits("engine"),
+    "inkling": ToolParserTraits("engine"),
     "kimi_k3": ToolParserTraits("engine", "kimi_k3"),
-    "muse": ToolParserTraits("engine", "-muse"),
-    "musespark1x": ToolParserTraits("engine", "-muse"),
-    "muse_glimmer": ToolParserTraits("engine", "-muse"),
+    "muse": ToolParserTraits("engine"),
+    "musespark1x": ToolParserTraits("engine"),
+    "muse_glimmer": ToolParserTraits("engine"),
     "functiongemma": ToolParserTraits("skip_if_tools"),
     # Render sweep (tests/golden/vllm-rendertools.jsonl): vLLM keeps special tokens once tools are
-    # in play for these; poolside_v1 and k2_horizon take no JSON path for required / named.
+    # in play for these.
     "apertus": ToolParserTraits("skip_if_tools"),
     "gigachat3": ToolParserTraits("skip_if_tools"),
     "granite4": ToolParserTraits("skip_if_tools"),
-    "poolside_v1": ToolParserTraits("skip_if_tools", "-poolside_v1"),
-    "k2_horizon": ToolParserTraits("base", "-k2_horizon"),
+    "poolside_v1": ToolParserTraits("skip_if_tools"),
+    "k2_horizon": ToolParserTraits("base"),
     "qwen3_xml": ToolParserTraits("engine", "qwen_3_coder"),
     "glm47": ToolParserTraits("engine", "glm_4_7", function_strict_default=True),
     "ling3": ToolParserTraits("engine", "glm_4_7"),
@@ -231,13 +224,13 @@ def _tool_adjust(
     request: ChatCompletionRequest,
     traits: ToolParserTraits,
     strict_level: int | None = None,
-    forced_json_unless_strict: bool = False,
+    forced_json: bool = True,
     strict_tool_calling: bool = True,
     token_suffix: str = "",
 ) -> None:
-    """One tool parser's adjustments; without strict tool calling vLLM applies no structural
-    tag, and parsers it only held back for their tag force JSON again."""
-    forced_json = traits.supports_required_and_named
+    """One tool parser's adjustments (`forced_json`: required / named force the tools' JSON
+    schema, the parser's `forced_choice`); without strict tool calling vLLM applies no
+    structural tag."""
     if strict_tool_calling:
         structural_tags.apply_structural_tag(
             request,
@@ -246,8 +239,6 @@ def _tool_adjust(
             strict_level,
             token_suffix,
         )
-    else:
-        forced_json = forced_json or forced_json_unless_strict
     kind = traits.kind
     if kind == "kimi":
         if _tools_in_play(request):
@@ -289,7 +280,7 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
             request,
             TOOL_PARSERS.get(tool, ToolParserTraits()),
             level,
-            get_tool_parser(tool).forced_json_unless_strict,
+            get_tool_parser(tool).forced_choice(options.strict_tool_calling),
             options.strict_tool_calling,
             structural_tags_hy_v4.token_suffix(model.tokenizer) if tool == "hy_v4" else "",
         )
