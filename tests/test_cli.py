@@ -385,6 +385,11 @@ def test_strict_tool_calling_follows_vllms_variable_and_the_flag(
     assert strict() is False and strict("--strict-tool-calling") is True
     monkeypatch.setenv("VLLM_ENFORCE_STRICT_TOOL_CALLING", "True")
     assert strict() is True
+    # vLLM's envs.py accepts only "true" / "1": "yes" turns strict calling off there too.
+    monkeypatch.setenv("VLLM_ENFORCE_STRICT_TOOL_CALLING", "yes")
+    assert strict() is False
+    monkeypatch.setenv("TOKENFRONT_STRICT_TOOL_CALLING", "yes")
+    assert strict() is True
 
 
 def test_every_flag_reads_its_env_var(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,6 +94,8 @@ IGNORED_ENGINE_FLAGS: dict[str, bool] = {
 # ---------------------------------------------------------------- environment defaults
 
 _TRUE = ("1", "true", "yes", "on")
+# vLLM's own boolean variables (VLLM_ENFORCE_STRICT_TOOL_CALLING) read as envs.py does.
+_VLLM_TRUE = ("1", "true")
 
 
 def _env_default(flag: str, vllm_env: str | None, kwargs: dict[str, Any]) -> Any:
@@ -104,7 +106,7 @@ def _env_default(flag: str, vllm_env: str | None, kwargs: dict[str, Any]) -> Any
         return kwargs.get("default", False if kwargs.get("action") == "store_true" else None)
     raw = os.environ[key]
     if kwargs.get("action") in ("store_true", argparse.BooleanOptionalAction):
-        return raw.strip().lower() in _TRUE
+        return raw.strip().lower() in _TRUE if key == own else raw.lower() in _VLLM_TRUE
     convert = kwargs.get("type") or str
     try:
         if kwargs.get("nargs") in ("+", "*"):
