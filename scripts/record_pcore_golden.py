@@ -10,12 +10,20 @@ configs.json), so `../shared/parity/replay.py --golden tests/golden/vllm-pcore.j
     python scripts/record_pcore_golden.py --vllm-cmd 'VLLM_TARGET_DEVICE=cpu \
         /work/vllm-venv/bin/vllm launch render --model {model} --served-model-name {name} \
         --host 127.0.0.1 --port {port} {args}' --only qwen3-hermes
+
+With `--native` the texts are written in each config's own tool-call format
+(scripts/golden_cases.py) and every variant is recorded for each; only the variants whose
+answer differs are kept. tests/golden/vllm-tchoice.jsonl was recorded that way:
+
+    python scripts/record_pcore_golden.py --native --configs tests/golden/configs-tchoice.json \
+        --id-prefix tc --out tests/golden/vllm-tchoice.jsonl --vllm-cmd '...' --only qwen3-hermes ...
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -91,8 +99,41 @@ def _paritylib(models_root: Path) -> Any:
     return paritylib
 
 
+def _flag(args: list[str], flag: str) -> str | None:
+    return args[args.index(flag) + 1] if flag in args else None
+
+
+def native_cases(cfg: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Texts in the config's own tool-call format (scripts/golden_cases.py), every variant each."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import golden_cases as gc
+
+    args = list(cfg.get("args", []))
+    fmt = gc.FORMATS[_flag(args, "--tool-call-parser") or "hermes"]
+    assert fmt.calls is not None
+    write = fmt.calls
+    one = write(gc.ONE)
+    texts = {
+        "plain": "Paris is sunny today, 21 degrees.",
+        "call": one,
+        "calls": write(gc.PARALLEL),
+        "text_call": "Let me check that.\n" + one,
+        "nested": write(gc.NESTED),
+        "unknown": write([("launch_rocket", {"target": "moon"})]),
+        "cut": one[: max(8, len(one) * 2 // 3)],
+        "required_json": json.dumps([{"name": n, "parameters": a} for n, a in gc.PARALLEL],
+                                    ensure_ascii=False),
+        "named_json": json.dumps(gc.ONE[0][1]),
+    }
+    think = gc.REASONING_FORMATS.get(_flag(args, "--reasoning-parser") or "")
+    if think:
+        texts["think_call"] = f"{think[0]}Need the weather.{think[1]}" + one
+        texts["think_plain"] = f"{think[0]}Easy one.{think[1]}It is sunny."
+    return texts, [(t, v) for t in texts for v in VARIANTS]
+
+
 def record(lib: Any, name: str, cfg: dict[str, Any], models_root: Path, template: str,
-           port: int, logs: Path, prefix: str = "pcore") -> list[dict[str, Any]]:
+           port: int, logs: Path, prefix: str = "pcore", native: bool = False) -> list[dict[str, Any]]:
     model_dir = models_root / cfg["model"]
     cmd = lib.format_command(template, model=str(model_dir), port=port,
                              name=cfg["served_model_name"], args=list(cfg.get("args", [])),
@@ -106,15 +147,24 @@ def record(lib: Any, name: str, cfg: dict[str, Any], models_root: Path, template
     eos = json.loads((model_dir / "generation_config.json").read_text()).get("eos_token_id")
     eos = eos[0] if isinstance(eos, list) else eos
     served = cfg["served_model_name"]
+    texts, pairs, tools = TEXTS, PAIRS, TOOLS
+    if native:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import golden_cases as gc
+
+        texts, pairs = native_cases(cfg)
+        tools = gc.TOOLS
     try:
         with httpx.Client(timeout=120) as client:
-            for text_name, variant in PAIRS:
-                text = TEXTS[text_name]
+            for text_name, variant in pairs:
+                text = texts[text_name]
                 chat: dict[str, Any] = {
                     "model": served,
                     "messages": [{"role": "user", "content": "Weather in Paris?"}],
                     **json.loads(json.dumps(VARIANTS[variant])),
                 }
+                if "tools" in chat:
+                    chat["tools"] = json.loads(json.dumps(tools))
                 rendered = client.post(f"{server.url}/v1/chat/completions/render", json=chat)
                 if text_name == "plain":  # the render of each variant, once
                     out.append({"id": f"{prefix}-{name}-render-{variant}", "family": "render-chat",
@@ -159,6 +209,32 @@ def record(lib: Any, name: str, cfg: dict[str, Any], models_root: Path, template
     return out
 
 
+ONE_TOKEN_TEXTS = ("-call", "-think_call")
+# ids, timestamps and the prompt's length (each variant renders its own prompt)
+_VOLATILE = re.compile(r'"(?:id|created|prompt_tokens|total_tokens)": (?:"[^"]*"|\d+)')
+
+
+def distinct_variants(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per text and request kind (once / s1 / s3), only the variants whose answer differs
+    from every earlier variant's, and one-token streams of ONE_TOKEN_TEXTS only (the corpus
+    stays small enough for CI)."""
+    seen: dict[tuple[str, str, str], set[str]] = {}
+    out = []
+    for rec in records:
+        found = re.fullmatch(r"(.+)-(\w+)-(once|s1|s3)", rec["id"])
+        if found is None or rec["family"] == "render-chat":
+            out.append(rec)
+            continue
+        text_key = (found[1], found[3])  # (prefix-config-text, kind)
+        if found[3] == "s1" and not found[1].endswith(ONE_TOKEN_TEXTS):
+            continue  # one token per chunk costs a request per token: a few texts only
+        answer = _VOLATILE.sub("", json.dumps(rec["response"], sort_keys=True, ensure_ascii=False))
+        if answer not in seen.setdefault(text_key, set()):
+            seen[text_key].add(answer)
+            out.append(rec)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models-root", default=str(ROOT.parent / "shared"))
@@ -169,6 +245,8 @@ def main() -> int:
     ap.add_argument("--logs", default="/tmp/vllm-pcore-logs")
     ap.add_argument("--configs", help="configs file (default: the shared parity configs)")
     ap.add_argument("--id-prefix", default="pcore")
+    ap.add_argument("--native", action="store_true",
+                    help="texts in each config's own tool-call format, every variant each")
     args = ap.parse_args()
     models_root = Path(args.models_root)
     lib = _paritylib(models_root)
@@ -180,7 +258,9 @@ def main() -> int:
     records = list(kept)
     for name in args.only:
         records += record(lib, name, configs[name], models_root, args.vllm_cmd, args.port, logs,
-                          args.id_prefix)
+                          args.id_prefix, args.native)
+    if args.native:
+        records = distinct_variants(records)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     print(f"wrote {len(records)} records to {out}")
     return 0

@@ -103,12 +103,12 @@ class JambaToolParser(JsonToolParser):
         return shadow_step(super().stream, state, delta_text, delta_ids, pieces, _healthy)
 
     def remaining_args(self, state: JSONState) -> str:
-        if not state:
+        if "whole" not in state:  # never stepped (e.g. a named tool_choice reads forced JSON)
             return ""
         return client_remaining(state, super().remaining_args(active_state(state)))
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
-        if not state:
+        if "whole" not in state:
             return None
         return shadow_finish(state, super().remaining_args, _healthy)
 
