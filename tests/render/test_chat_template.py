@@ -47,6 +47,14 @@ def test_string_conversation_joins_text_parts() -> None:
     ]
 
 
+def test_string_conversation_drops_empty_text_parts() -> None:
+    # vLLM joins only the truthy parts: an empty part adds no blank line (the openai format
+    # keeps it as a part).
+    msgs = [{"role": "system", "content": [{"type": "text", "text": ""}, "a ", "", {"type": "text", "text": "b"}]}]
+    assert to_conversation(msgs, "string") == [{"role": "system", "content": "a \nb"}]
+    assert len(to_conversation(msgs, "openai")[0]["content"]) == 4
+
+
 def test_tool_call_arguments_become_dicts() -> None:
     msgs = [
         {

@@ -91,7 +91,8 @@ def _parse_parts(parts: list[Any], wrap: bool) -> list[Any]:
     out: list[Any] = []
     for part in parts:
         if isinstance(part, str):
-            out.append({"type": "text", "text": part} if wrap else part)
+            if wrap or part:  # vLLM keeps only truthy parts of a joined text (no "" lines)
+                out.append({"type": "text", "text": part} if wrap else part)
             continue
         if not isinstance(part, dict):
             raise RequestValidationFailure("Invalid 'type' field in multimodal part.", parameter="type")
@@ -103,11 +104,12 @@ def _parse_parts(parts: list[Any], wrap: bool) -> list[Any]:
                 item: dict[str, Any] = {"type": "text", "text": value}
                 item.update({k: v for k, v in part.items() if k not in _KNOWN_PART_KEYS})
                 out.append(item)
-            else:
+            elif value:
                 out.append(value)
             continue
         if part_type == "tool_reference":
-            out.append({"type": "tool_reference", "name": value} if wrap else value)
+            if wrap or value:
+                out.append({"type": "tool_reference", "name": value} if wrap else value)
             continue
         if part_type in _MEDIA_TYPES:
             raise RequestValidationFailure(
