@@ -13,6 +13,7 @@ harness's own normalisation (`paritylib.compare_result`). Skipped with the reaso
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -59,20 +60,34 @@ def _deviations() -> dict[str, str]:
     return data
 
 
+@functools.cache
+def _configs(corpus: str) -> dict[str, Any]:
+    configs: dict[str, Any] = _paritylib().load_configs(dict((c, f) for c, _, f in CORPORA)[corpus])
+    return configs
+
+
+def _server_key(cfg: dict[str, Any]) -> str:
+    """What the app is built from: configs of different corpora that serve the same model with
+    the same flags and environment share one app."""
+    return json.dumps([cfg["model"], cfg.get("served_model_name"), cfg.get("args", []),
+                       cfg.get("env", {})], sort_keys=True)
+
+
 def _cases() -> list[Any]:
     if not (PARITY / "paritylib.py").is_file():
         return []
     lib = _paritylib()
-    params = []
+    keyed = []
     for corpus, golden, configs_file in CORPORA:
         if not golden.is_file():
             continue
         configs = lib.load_configs(configs_file)
-        cases = [c for c in lib.read_jsonl(golden) if c["config"] in configs]
-        # Grouped by config, so only one config's app needs to be alive at a time.
-        cases.sort(key=lambda c: c["config"])
-        params.extend(pytest.param(corpus, case, id=case["id"]) for case in cases)
-    return params
+        for case in lib.read_jsonl(golden):
+            if case["config"] in configs:
+                keyed.append((_server_key(configs[case["config"]]), corpus, case))
+    # Grouped by the app they need, so only one app has to be alive at a time.
+    keyed.sort(key=lambda item: item[0])
+    return [pytest.param(corpus, case, id=case["id"]) for _, corpus, case in keyed]
 
 
 def _model_dir(model: str) -> Path:
@@ -100,12 +115,12 @@ def _load_builder(path: Path) -> ModuleType:
     return module
 
 
-_open: dict[tuple[str, str], Any] = {}
+_open: dict[str, Any] = {}
 
 
 def _client(corpus: str, config_name: str) -> Any:
     """The TestClient of this config, closing the previous config's (a loaded model is ~100 MB)."""
-    key = (corpus, config_name)
+    key = _server_key(_configs(corpus)[config_name])
     if key not in _open:
         for client in _open.values():
             client.__exit__(None, None, None)
@@ -120,9 +135,7 @@ def _new_client(corpus: str, config_name: str) -> Any:
 
     from tokenfront import cli
 
-    lib = _paritylib()
-    configs_file = dict((c, f) for c, _, f in CORPORA)[corpus]
-    cfg = lib.load_configs(configs_file)[config_name]
+    cfg = _configs(corpus)[config_name]
     argv = [
         "--model",
         str(_model_dir(cfg["model"])),
@@ -143,7 +156,7 @@ def test_matches_vllm(corpus: str, case: dict[str, Any], monkeypatch: pytest.Mon
         pytest.skip(f"deliberate deviation from vLLM 0.33.0: {reason}")
     from tokenfront.parsers import registry
 
-    config = _paritylib().load_configs(dict((c, f) for c, _, f in CORPORA)[corpus])[case["config"]]
+    config = _configs(corpus)[case["config"]]
     args = config.get("args", [])
     for name, value in config.get("env", {}).items():  # VLLM_SYSTEM_START_DATE, VLLM_ENFORCE_STRICT_TOOL_CALLING
         monkeypatch.setenv(name, value)

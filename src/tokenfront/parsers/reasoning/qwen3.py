@@ -23,6 +23,8 @@ from tokenfront.parsers.registry import reasoning_parser
 PRE, NAME, ARGS, BETWEEN = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
 CALL_START, CALL_END, ARG = "TOOL_CALL_START", "TOOL_CALL_END", "ARG_VALUE_CHUNK"
 _ANSWER = "ANSWER"  # one-shot event: the answer text after `</think>` starts here
+# the last reasoning character before a `<tool_call>` that may quote it (None: nothing yet)
+_MAYBE_QUOTED = (None, "`")
 
 
 def xml_call_grammar(
@@ -95,9 +97,11 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
     0.33.0; docs/deviations.md). `</think>` still ends the reasoning inside a fence."""
 
     spec = GrammarSpec(_qwen3, enable_thinking_only)
-    # A `<tool_call>` in the reasoning ends it only when the next non-space text opens markup
-    # (`<`) or JSON (`{`); a quoted marker followed by prose stays reasoning
-    # (tests/parser/engine/test_qwen3_reasoning.py, past vLLM 0.33.0; docs/deviations.md).
+    # A `<tool_call>` that may be quoted (right after a backtick, or opening the reasoning)
+    # ends it only when the next non-space text opens markup (`<`) or JSON (`{`); a quoted
+    # marker followed by prose stays reasoning (tests/parser/engine/test_qwen3_reasoning.py,
+    # past vLLM 0.33.0; docs/deviations.md). Elsewhere it ends the reasoning at once, as in
+    # vLLM 0.33.0.
     quoted_call_stays_reasoning: ClassVar[bool] = True
     # One-shot, the answer after a `</think>` that follows a call written in the reasoning
     # goes before that call (_one_shot_order).
@@ -215,6 +219,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
     def _emit(self, st: JSONState, value: str) -> list[tuple[str, str]]:
         if st["st"] == REASONING and value:
             feed_fences(st.setdefault("fc", new_fence_state()), value)
+            st["lc"] = value[-1]
         return super()._emit(st, value)
 
     def _one_shot_order(self, events: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -245,8 +250,8 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
             if in_fence(st.get("fc") or ["", None]):
                 st["kr"] = st.get("kr", 0) + 1
                 return self._emit(st, value)
-            if self.quoted_call_stays_reasoning:  # decided by the text after it (_process)
-                st["tp"] = [value, ""]
+            if self.quoted_call_stays_reasoning and st.get("lc") in _MAYBE_QUOTED:
+                st["tp"] = [value, ""]  # decided by the text after it (_process)
                 return []
             st["ic"] = True
         return super()._on_terminal(st, term, value)
