@@ -175,6 +175,8 @@ class GrammarReasoningParser(ReasoningParser):
     # one-shot: a reasoning section the output closes at once is "" (vLLM 0.33.0: None), as
     # the parser's tests assert (docs/deviations.md)
     empty_reasoning_is_empty_string: ClassVar[bool] = False
+    # ... only when the output opens the section itself (`<think></think>…`; kimi_k2's tests)
+    empty_reasoning_needs_opener: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -329,11 +331,14 @@ class GrammarReasoningParser(ReasoningParser):
         if self.prompt_closes or g.initial_state != REASONING:
             return False
         if not text:
-            return True
+            return not self.empty_reasoning_needs_opener
+        opened = False
         for start in g.terminals.get("THINK_START", ()):
             if text.startswith(start):
-                text = text[len(start) :]
+                text, opened = text[len(start) :], True
                 break
+        if self.empty_reasoning_needs_opener and not opened:
+            return False
         return any(text.startswith(end) for end in g.terminals.get("THINK_END", ()))
 
     # ---- streaming ------------------------------------------------------------------------

@@ -63,6 +63,7 @@ def _kimi(thinking: bool) -> Grammar:
 class KimiK2ReasoningParser(GrammarReasoningParser):
     spec = GrammarSpec(_kimi, think_toggle_default_on)
     empty_reasoning_is_empty_string = True
+    empty_reasoning_needs_opener = True
 
     def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
         ids = list(token_ids)
