@@ -20,6 +20,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -266,32 +267,44 @@ def main() -> int:
     if args.urls:
         vllm, tf, model = args.urls
         return 1 if compare(vllm, tf, model, args.seed, args.n, "", args.record, args.record_all) else 0
+    total = side_by_side(
+        Path(args.configs), args.only, args.vllm_cmd, args.tf_cmd, args.port, Path(args.logs),
+        lambda name, cfg, vllm, tf: compare(vllm, tf, cfg["served_model_name"], args.seed, args.n,
+                                            name, args.record, args.record_all),
+    )
+    print("differing:", total)
+    return 0
+
+
+def side_by_side(
+    configs_file: Path, only: list[str] | None, vllm_cmd: str, tf_cmd: str, port: int, logs: Path,
+    run: Callable[[str, dict[str, Any], str, str], int],
+) -> int:
+    """For each config: start vLLM (`port`) and tokenfront (`port + 1`) with its flags, call
+    `run(name, cfg, vllm_url, tf_url)` (the number of differing answers), stop both."""
     sys.path.insert(0, str(SHARED / "parity"))
     import paritylib
 
-    configs = paritylib.load_configs(Path(args.configs))
-    logs = Path(args.logs)
+    configs = paritylib.load_configs(configs_file)
     logs.mkdir(parents=True, exist_ok=True)
     total = 0
-    for name in args.only or [c for c in configs if not c.startswith("_")]:
+    for name in only or list(configs):
         cfg = configs[name]
         servers = []
-        for i, template in enumerate((args.vllm_cmd, args.tf_cmd)):
+        for i, template in enumerate((vllm_cmd, tf_cmd)):
             cmd = paritylib.format_command(template, model=str(SHARED / cfg["model"]),
-                                           port=args.port + i, name=cfg["served_model_name"],
+                                           port=port + i, name=cfg["served_model_name"],
                                            args=list(cfg.get("args", [])), config=name)
-            servers.append(paritylib.Server(cmd, args.port + i, logs / f"{name}-{i}.log"))
+            servers.append(paritylib.Server(cmd, port + i, logs / f"{name}-{i}.log"))
         try:
             if all(s.wait_healthy(600) for s in servers):
-                total += compare(servers[0].url, servers[1].url, cfg["served_model_name"],
-                                 args.seed, args.n, name, args.record, args.record_all)
+                total += run(name, cfg, servers[0].url, servers[1].url)
             else:
                 print(f"[{name}] a server did not start")
         finally:
             for s in servers:
                 s.stop()
-    print("differing:", total)
-    return 0
+    return total
 
 
 if __name__ == "__main__":

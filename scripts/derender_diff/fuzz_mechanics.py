@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(SHARED / "parity"))
 import golden_cases as gc  # noqa: E402
 import paritylib  # type: ignore[import-not-found]  # noqa: E402
+from render_diff import side_by_side  # noqa: E402
 
 EXTRA_TEXTS = ["Crisp leaves 🍂 falling\nwhispers 東京 naïve", "Hello! How can I help you today?",
                "a  b\n\n\tc", "x" * 40]
@@ -206,26 +207,10 @@ def main() -> int:
     ap.add_argument("--logs", default="/tmp/mech-logs")
     ap.add_argument("--record", type=Path, help="append the differing cases (vLLM's answers)")
     args = ap.parse_args()
-    configs = paritylib.load_configs(Path(args.configs))
-    logs = Path(args.logs)
-    logs.mkdir(parents=True, exist_ok=True)
-    total = 0
-    for name in args.only or [c for c in configs if not c.startswith("_")]:
-        cfg = configs[name]
-        servers = []
-        for j, template in enumerate((args.vllm_cmd, args.tf_cmd)):
-            cmd = paritylib.format_command(template, model=str(SHARED / cfg["model"]), port=args.port + j,
-                                           name=cfg["served_model_name"], args=list(cfg.get("args", [])),
-                                           config=name)
-            servers.append(paritylib.Server(cmd, args.port + j, logs / f"{name}-{j}.log"))
-        try:
-            if all(s.wait_healthy(600) for s in servers):
-                total += run(name, cfg, servers[0].url, servers[1].url, args.n, args.seed, args.record)
-            else:
-                print(f"[{name}] a server did not start")
-        finally:
-            for s in servers:
-                s.stop()
+    total = side_by_side(
+        Path(args.configs), args.only, args.vllm_cmd, args.tf_cmd, args.port, Path(args.logs),
+        lambda name, cfg, vllm, tf: run(name, cfg, vllm, tf, args.n, args.seed, args.record),
+    )
     print("differing:", total)
     return 0
 
