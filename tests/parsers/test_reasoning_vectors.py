@@ -166,3 +166,20 @@ def test_mistral_without_think_tokens_reads_either_marker_as_text(output: str) -
     parser = get_reasoning_parser("mistral")(tokenizer(), ParseContext())
     assert parser.extract_reasoning(output) == ("a", "b")
     assert parser.extract_reasoning("plain answer") == (None, "plain answer")
+
+
+@pytest.mark.parametrize(
+    ("name", "output", "reasoning"),
+    [
+        ("kimi_k2", "<think></think>final", ""),  # its test asserts ""
+        ("kimi_k2", "", None),  # an empty output (a stop string at its start): 0.33.0's null
+        ("kimi_k2", "</think>final", None),
+        ("minimax_m2", "", ""),  # test_minimax_m2_reasoning_parser.py::test_reasoning[empty]
+        ("glm47", "", ""),
+    ],
+)
+def test_empty_reasoning_is_empty_string_only_where_a_test_asks(
+    name: str, output: str, reasoning: str | None
+) -> None:
+    parser = get_reasoning_parser(name)(tokenizer(), ParseContext())
+    assert parser.extract_reasoning(output)[0] == reasoning
