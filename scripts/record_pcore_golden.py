@@ -209,7 +209,7 @@ def record(lib: Any, name: str, cfg: dict[str, Any], models_root: Path, template
     return out
 
 
-ONE_TOKEN_TEXTS = ("-call", "-think_call")
+ONE_TOKEN_TEXTS = ("-call",)  # the call text alone (`-text_call` ends in "_call")
 # ids, timestamps and the prompt's length (each variant renders its own prompt)
 _VOLATILE = re.compile(r'"(?:id|created|prompt_tokens|total_tokens)": (?:"[^"]*"|\d+)')
 
