@@ -484,7 +484,8 @@ class ChatOutputParser:
                 if held:
                     delta = delta or DeltaMessage()
                     delta.content = (delta.content or "") + held
-            if tool is not None and delta is not None and delta.tool_calls:
+            if tool is not None and delta is not None and delta.tool_calls and not st["fr"]:
+                # (a forced tool_choice streams the calls itself: the parser holds none)
                 last = delta.tool_calls[-1]
                 last.arguments = (last.arguments or "") + tool.remaining_args(st["t"])
             delta = self._flush(st, rp, tool, delta)
