@@ -1,8 +1,9 @@
-"""The JSON depth limit counts real nesting only: brackets inside strings and escapes don't count."""
+"""Body JSON: the depth limit counts real nesting only; NaN / Infinity read as Python's json reads them."""
 
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -66,3 +67,20 @@ def test_depth_fuzz_agrees_with_the_walk() -> None:
         value = {"pad": [[]] * 70, "v": tree(rng.randint(MAX_JSON_DEPTH - 4, MAX_JSON_DEPTH + 2))}
         raw = json.dumps(value).encode()
         assert _too_deep(value, raw) == _walk_too_deep(value)
+
+
+def test_nan_and_infinity_are_read_as_python_json_reads_them() -> None:
+    from tokenfront.api.body import parse_json_body
+
+    data = parse_json_body(b'{"temperature": NaN, "top_p": Infinity, "x": -Infinity}')
+    assert math.isnan(data["temperature"]) and data["top_p"] == math.inf and data["x"] == -math.inf
+
+
+@pytest.mark.parametrize("raw", [b'{"prompt": "\\ud800"}', b'{"a": NaN', b"[" * 5000])
+def test_bodies_no_json_reader_takes_are_json_errors(raw: bytes) -> None:
+    from tokenfront.api.body import parse_json_body
+    from tokenfront.api.errors import APIError
+
+    with pytest.raises(APIError) as err:
+        parse_json_body(raw)
+    assert err.value.status == 400 and "json_invalid" in err.value.message

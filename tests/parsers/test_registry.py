@@ -54,3 +54,20 @@ def test_a_plugin_keeps_its_name_when_the_builtin_module_is_imported_later(
     BuiltinHermes.__module__ = "tokenfront.parsers.tools.hermes"
     registry.tool_parser("hermes")(BuiltinHermes)
     assert registry._TOOL_PARSERS["hermes"] is PluginHermes
+
+
+def test_the_parsers_vllm_builds_from_a_grammar_cache_keyed_by_the_thinking_switch() -> None:
+    # vLLM 0.33.0: the Qwen3Parser family, Gemma4Parser and Plamo3Parser engine configs
+    # (`functools.cache` over the raw `enable_thinking`), as registered by name
+    reasoning = {
+        name for name in registry.reasoning_parser_names()
+        if registry.get_reasoning_parser(name).grammar_cached_on_thinking_switch
+    }
+    tools = {
+        name for name in registry.tool_parser_names()
+        if registry.get_tool_parser(name).grammar_cached_on_thinking_switch
+    }
+    assert reasoning == {"qwen3", "seed_oss", "step3p5", "nemotron_v3", "granite_thinking_parser",
+                         "mimo", "minicpmv", "gemma4", "plamo3"}
+    assert tools == {"qwen3_coder", "qwen3_xml", "seed_oss", "step3p5", "step5", "mimo", "gemma4",
+                     "plamo3"}

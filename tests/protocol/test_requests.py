@@ -79,6 +79,59 @@ def test_message_schema_errors_are_bad_request(messages: list) -> None:
     assert err.value.err_type == "Bad Request"
 
 
+@pytest.mark.parametrize(("messages", "kind"), [(5, "int"), (None, "NoneType"), (1.5, "float")])
+def test_messages_that_cannot_be_iterated_fail_before_field_validation(messages: object, kind: str) -> None:
+    # vLLM's system-message check walks `messages` first: Python's TypeError, a BadRequestError
+    with pytest.raises(APIError) as err:
+        ChatCompletionRequest.model_validate({"messages": messages})
+    assert err.value.err_type == "BadRequestError"
+    assert err.value.message == f"'{kind}' object is not iterable"
+
+
+@pytest.mark.parametrize(("tool_calls", "kind"), [(5, "int"), (1.5, "float"), (True, "bool")])
+def test_assistant_tool_calls_that_cannot_be_listed_fail_with_pythons_text(tool_calls: object, kind: str) -> None:
+    with pytest.raises(APIError) as err:
+        ChatCompletionRequest.model_validate(
+            {"messages": [{"role": "assistant", "content": "x", "tool_calls": tool_calls}]}
+        )
+    assert (err.value.err_type, err.value.message) == ("BadRequestError", f"'{kind}' object is not iterable")
+
+
+@pytest.mark.parametrize(
+    ("message", "valid"),
+    [
+        ({"role": "tool", "content": "r", "tool_call_id": 5}, False),
+        ({"role": "tool", "content": "r", "tool_call_id": None}, True),
+        ({"role": "user", "content": "r", "tool_call_id": 5}, True),  # the user schema ignores it
+        ({"role": "critic", "content": "r", "reasoning": 5}, False),
+        ({"role": "critic", "content": "r", "task": ["t"]}, False),
+        ({"role": "critic", "content": "r", "tools": 5}, False),
+        ({"role": "user", "content": "r", "reasoning": 5}, True),
+        ({"role": "critic", "content": [{}, "s"]}, True),  # parts are judged when rendering
+        ({"role": "critic", "content": [5]}, False),
+    ],
+)
+def test_message_fields_are_typed_by_the_schema_that_takes_the_role(message: dict, valid: bool) -> None:
+    if valid:
+        ChatCompletionRequest.model_validate({"messages": [message]})
+        return
+    with pytest.raises(APIError) as err:
+        ChatCompletionRequest.model_validate({"messages": [message]})
+    assert err.value.err_type == "Bad Request"
+
+
+def test_tokenize_messages_get_the_chat_message_schema_checks() -> None:
+    from tokenfront.api.routes.tokenize import _parse_tokenize
+
+    for messages in ([{"role": "user", "content": 1.5}], [{"role": 1, "content": "x"}]):
+        with pytest.raises(APIError) as err:
+            _parse_tokenize({"messages": messages})
+        assert err.value.err_type == "Bad Request"
+    # the body union: a valid prompt beside a bad chat still tokenizes the prompt
+    body = _parse_tokenize({"prompt": "hi", "messages": [{"role": "user", "content": 1.5}]})
+    assert type(body).__name__ == "TokenizeCompletionRequest"
+
+
 def test_completion_prompt_checks() -> None:
     with pytest.raises(APIError, match="prompt"):
         CompletionRequest.model_validate({"prompt": ""})

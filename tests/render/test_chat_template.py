@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import ChatCompletionRequest
 from tokenfront.render.chat import chat_tokenize_params, render_prompt_ids
 from tokenfront.render.chat_params import (
@@ -53,6 +54,26 @@ def test_string_conversation_drops_empty_text_parts() -> None:
     msgs = [{"role": "system", "content": [{"type": "text", "text": ""}, "a ", "", {"type": "text", "text": "b"}]}]
     assert to_conversation(msgs, "string") == [{"role": "system", "content": "a \nb"}]
     assert len(to_conversation(msgs, "openai")[0]["content"]) == 4
+
+
+def test_openai_role_parts_pass_when_one_of_them_is_a_well_formed_part() -> None:
+    # vLLM 0.33.0 (pydantic's smart union over its message schemas): one well-formed part lets
+    # the permissive custom schema take the list; a text part without text is then skipped.
+    for parts in ([{"type": "text"}, {"type": "text", "text": "a"}, "b"], [{"type": "text"}, "a", {"type": "refusal", "refusal": "b"}]):
+        assert to_conversation([{"role": "user", "content": parts}], "string")[0]["content"] == "a\nb"
+    with pytest.raises(APIError, match="Missing 'type' field"):  # taken, then parsed like vLLM
+        to_conversation([{"role": "user", "content": [{}, {"type": "text", "text": "a"}]}], "string")
+    for parts in (["s"], [{"type": "text"}], [{"type": "text"}, "s"], [{}], [{"type": "text", "text": "a"}, 5]):
+        with pytest.raises(APIError, match="ValidatorIterator"):
+            to_conversation([{"role": "user", "content": parts}], "string")
+
+
+def test_custom_role_parts_fail_where_vllm_parses_them() -> None:
+    assert to_conversation([{"role": "critic", "content": ["s"]}], "string")[0]["content"] == "s"
+    with pytest.raises(APIError, match="Missing 'type' field"):
+        to_conversation([{"role": "critic", "content": [{}]}], "string")
+    with pytest.raises(APIError, match="sequence item 0: expected str instance, int found"):
+        to_conversation([{"role": "critic", "content": [{"type": "text", "text": 5}]}], "string")
 
 
 def test_tool_call_arguments_become_dicts() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from http import HTTPStatus
 from typing import Any, TypeVar, overload
 
@@ -53,16 +55,47 @@ def parse_json_body(raw: bytes) -> Any:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise http_error(
-            HTTPStatus.BAD_REQUEST,
-            f"1 validation error:\n  {{'type': 'json_invalid', 'loc': 'body.{exc.pos}', "
-            f"'msg': 'JSON decode error', 'input': {{}}, 'ctx': {{'error': {str(exc.msg)!r}}}}}",
-        ) from None
+        data = _python_json(raw, exc)
     if _too_deep(data, raw):
         raise http_error(
             HTTPStatus.BAD_REQUEST, f"JSON nesting deeper than {MAX_JSON_DEPTH} levels"
         )
     return data
+
+
+def _python_json(raw: bytes, orjson_error: orjson.JSONDecodeError) -> Any:
+    """vLLM reads bodies with Python's `json`, which also takes NaN and Infinity (orjson does
+    not). Lone surrogates in strings stay refused: no text path could encode them."""
+    try:
+        data = json.loads(raw)
+        if not _has_lone_surrogate(data):
+            return data
+    except (ValueError, RecursionError):
+        pass
+    raise http_error(
+        HTTPStatus.BAD_REQUEST,
+        f"1 validation error:\n  {{'type': 'json_invalid', 'loc': 'body.{orjson_error.pos}', "
+        f"'msg': 'JSON decode error', 'input': {{}}, "
+        f"'ctx': {{'error': {str(orjson_error.msg)!r}}}}}",
+    )
+
+
+def _has_lone_surrogate(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _BRACKETS_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")

@@ -48,6 +48,9 @@ def parse_message(
     ctx: ParseContext,
 ) -> dict[str, Any]:
     """The assistant message fields the parser extracts from one complete output."""
+    from tokenfront.render.chat_params import check_parser_setup
+
+    check_parser_setup(model, ctx.chat_template_kwargs)  # vLLM builds its parser per choice
     fields = model.parser.parse(text, token_ids, ctx)
     return dict(fields)
 

@@ -306,6 +306,10 @@ def _chat_parsed(
     params = decode_params(view, chat_request, preserve_special=True)
     prompt_ids = request.prompt_token_ids
     ctx = build_parse_context(model, chat_request, prompt_ids)
+    from tokenfront.render.chat_params import parser_setup_error
+
+    if parser_setup_error(model, ctx.chat_template_kwargs) is not None:
+        raise bad_request(f"{INVALID_STATE}: derender failed")  # vLLM's answer to any parser failure
     if state is None or state.from_vllm:
         fresh_window = seed(view, prompt_ids, params)
         if state is None:

@@ -211,6 +211,22 @@ def make_tool_call_id(id_type: str = "random", name: str | None = None, idx: int
     return random_tool_call_id()
 
 
+def thinking_switch_error(
+    parsers: Sequence[type[ReasoningParser] | type[ToolParser]], chat_template_kwargs: dict[str, Any]
+) -> str | None:
+    """vLLM builds some parsers' grammar through a cache keyed by the raw `enable_thinking`
+    value (Qwen3's family, Gemma 4, PLaMo 3: `grammar_cached_on_thinking_switch`). A list or
+    object there cannot be a cache key: building the parser fails, and the request is a 400
+    with Python's TypeError text."""
+    if not any(p.grammar_cached_on_thinking_switch for p in parsers):
+        return None
+    try:
+        hash(chat_template_kwargs.get("enable_thinking", True))
+    except TypeError as exc:
+        return str(exc)
+    return None
+
+
 class ReasoningParser:
     """Splits model output into reasoning and content.
 
@@ -221,6 +237,7 @@ class ReasoningParser:
     # vLLM's `engine_based_streaming`: the pipeline flushes `finish()` on the reasoning end
     # and at the end of the stream, and treats the parser as engine-based for tool_choice.
     engine_based: ClassVar[bool] = False
+    grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `thinking_switch_error`
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer
@@ -293,6 +310,7 @@ class ToolParser:
     # named take the JSON path again.
     forced_json_unless_strict: ClassVar[bool] = False
     engine_based: ClassVar[bool] = False
+    grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `thinking_switch_error`
     # An engine-based parser that leaves the text alone for a request without tools, where
     # vLLM 0.33.0 ran it and removed the call markup (vLLM issue #55080; asserted for glm45 and
     # qwen3_xml by tests/parser/test_tool_choice_none_preserves_content.py). With tools and

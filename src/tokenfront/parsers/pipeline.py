@@ -28,6 +28,7 @@ from tokenfront.parsers.base import (
     ToolParser,
     make_tool_call_id,
     random_tool_call_id,
+    thinking_switch_error,
 )
 from tokenfront.parsers.engines.empty_sections import (
     drop_empty_sections,
@@ -104,6 +105,11 @@ class ChatOutputParser:
     @property
     def active(self) -> bool:
         return self.reasoning_cls is not None or self.tool_cls is not None
+
+    def setup_error(self, chat_template_kwargs: dict[str, Any]) -> str | None:
+        """Why vLLM could not build these parsers for a request's template kwargs (None: it could)."""
+        parsers = [c for c in (self.reasoning_cls, self.tool_cls) if c is not None]
+        return thinking_switch_error(parsers, chat_template_kwargs)
 
     # ---- helpers --------------------------------------------------------------------------
     def _reasoning(self, ctx: ParseContext) -> ReasoningParser | None:

@@ -11,6 +11,7 @@ runs "before" validators last-defined first).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -421,6 +422,12 @@ def _normalize_messages(data: dict[str, Any]) -> None:
     for msg in messages:
         if not isinstance(msg, dict):
             continue
+        tool_calls = msg.get("tool_calls")
+        if tool_calls is not None and not isinstance(tool_calls, list):
+            try:  # vLLM turns an iterable into a list here; anything else fails with Python's text
+                msg["tool_calls"] = list(tool_calls)
+            except TypeError as exc:
+                raise APIError(str(exc)) from None
         reasoning_content = msg.pop("reasoning_content", None)
         if reasoning_content is not None and msg.get("reasoning") is None:
             msg["reasoning"] = reasoning_content
@@ -457,6 +464,16 @@ def _check_chat_logprobs(data: dict[str, Any]) -> None:
                 "when using `top_logprobs`, `logprobs` must be set to true.",
                 parameter="top_logprobs",
             )
+
+
+def _iterate_messages(data: dict[str, Any]) -> None:
+    """vLLM's system-message check walks `messages` before any field is validated: a value that
+    cannot be iterated fails there with Python's own TypeError text."""
+    messages = data.get("messages", [])
+    try:
+        iter(messages)
+    except TypeError as exc:
+        raise APIError(str(exc)) from None
 
 
 def _drop_prompt_ids_with_media(data: dict[str, Any]) -> None:
@@ -516,6 +533,9 @@ def has_non_text_content(messages: Any) -> bool:
 # Message roles with an OpenAI message schema; their list content is validated lazily
 # by vLLM (bad parts surface when rendering, as "BadRequestError").
 OPENAI_ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
+# Roles whose list content vLLM's OpenAI message schemas validate lazily (custom roles and
+# `function`, whose list only the custom schema takes, are validated eagerly).
+LAZY_PART_ROLES = OPENAI_ROLES - {"function"}
 
 
 def _bad_message(index: int, what: str) -> APIError:
@@ -547,9 +567,7 @@ def _valid_tool_call(call: Any) -> bool:
 
 
 def valid_content_part(part: Any) -> bool:
-    """A content part vLLM's part schemas accept (media parts are judged later)."""
-    if isinstance(part, str):
-        return True
+    """A well-formed known content part (media parts are judged later)."""
     if not isinstance(part, dict):
         return False
     kind = part.get("type")
@@ -560,10 +578,28 @@ def valid_content_part(part: Any) -> bool:
     if kind == "thinking":
         return isinstance(part.get("thinking"), str)
     if kind == "tool_reference":
-        return isinstance(part.get("name"), str)
+        return isinstance(part.get("name", ""), str)
     media = ("image_url", "input_audio", "audio_url", "video_url", "file", "image_pil",
              "image_embeds", "audio_embeds", "video_embeds", "prompt_embeds")
     return any(key in part for key in media)
+
+
+def lazily_valid_parts(role: str, parts: Sequence[Any]) -> bool:
+    """Whether vLLM 0.33.0 takes these content parts of a message.
+
+    Measured: an OpenAI-role message also matches vLLM's custom message schema, whose part
+    list is validated eagerly and permissively. Pydantic's smart union prefers it when some
+    part is a well-formed known part (it then sets more fields); then any object or string
+    part passes and is judged when rendering. Otherwise the OpenAI schema's lazy iterator
+    wins and fails on the first part no schema takes. Custom roles (and `function` with a
+    list) only have the custom schema.
+    """
+    if not parts:
+        return True
+    loose = all(isinstance(p, (str, dict)) for p in parts)
+    if role not in LAZY_PART_ROLES:
+        return loose
+    return loose and any(valid_content_part(p) for p in parts)
 
 
 def check_message_shape(index: int, msg: Any) -> None:
@@ -573,7 +609,7 @@ def check_message_shape(index: int, msg: Any) -> None:
     role = msg.get("role")
     if not isinstance(role, str):
         raise _bad_message(index, "Field required: role")
-    known = role in OPENAI_ROLES
+    custom = role not in OPENAI_ROLES
     if "content" in msg:
         content = msg["content"]
         if content is None:
@@ -582,20 +618,35 @@ def check_message_shape(index: int, msg: Any) -> None:
         elif isinstance(content, str):
             pass
         elif isinstance(content, (list, dict, tuple)):
-            if not known and (
-                not isinstance(content, list) or not all(valid_content_part(p) for p in content)
+            custom = custom or role == "function"  # only the custom schema takes a function's list
+            if custom and (
+                not isinstance(content, list) or not all(isinstance(p, (str, dict)) for p in content)
             ):
                 raise _bad_message(index, "Invalid content part")
         else:
             raise _bad_message(index, "Input should be a valid string")
     if "name" in msg and msg["name"] is not None and not isinstance(msg["name"], str):
         raise _bad_message(index, "Input should be a valid string")
+    if (custom or role == "tool") and not isinstance(msg.get("tool_call_id"), (str, type(None))):
+        raise _bad_message(index, "Input should be a valid string: tool_call_id")
+    if custom:
+        for key, kinds in _CUSTOM_MESSAGE_FIELDS:
+            if not isinstance(msg.get(key), kinds):
+                raise _bad_message(index, f"Input should be {kinds}: {key}")
     tool_calls = msg.get("tool_calls")
     if tool_calls is not None:
         if isinstance(tool_calls, str) or not isinstance(tool_calls, (list, tuple, dict)):
             raise _bad_message(index, "Input should be iterable")
         if not all(_valid_tool_call(c) for c in tool_calls):
             raise _bad_message(index, "Invalid tool call")
+
+
+# vLLM's `CustomChatCompletionMessageParam` field types (None stands for an absent key too).
+_CUSTOM_MESSAGE_FIELDS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("reasoning", (str, dict, type(None))),
+    ("tools", (list, type(None))),
+    ("task", (str, type(None))),
+)
 
 
 class ChatCompletionRequest(_OpenAIModel):
@@ -691,6 +742,7 @@ class ChatCompletionRequest(_OpenAIModel):
             return data
         # vLLM's "before" validators, in the order Pydantic runs them.
         data = dict(data)
+        _iterate_messages(data)
         _drop_prompt_ids_with_media(data)
         if data.get("continue_final_message") and data.get("add_generation_prompt"):
             raise RequestValidationFailure(

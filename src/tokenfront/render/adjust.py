@@ -19,6 +19,7 @@ from tokenfront.render import (
     structural_tags,
     structural_tags_hy_v4,
 )
+from tokenfront.render.chat_params import check_parser_setup, resolve_chat_template_kwargs
 from tokenfront.render.sampling import structured_outputs_for
 from tokenfront.tokenization.registry import ServedModel
 
@@ -267,6 +268,7 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
         return
     if reasoning is None and request.tool_choice == "none":
         return
+    check_parser_setup(model, resolve_chat_template_kwargs(model, request))  # vLLM builds them here
     if cohere_adjust.applies(model):  # Cohere's unified parser replaces the per-parser rules
         cohere_adjust.adjust(model, request)
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import ChatCompletionRequest
 from tokenfront.tokenization.registry import ServedModel
 
@@ -54,6 +55,19 @@ def resolve_chat_template_kwargs(model: ServedModel, request: ChatCompletionRequ
     """The kwargs vLLM puts into `parse_context.chat_template_kwargs` (defaults applied)."""
     effort_map = model.options.reasoning_effort_map
     return merge_kwargs(default_template_kwargs(model), request_template_kwargs(request, effort_map))
+
+
+def parser_setup_error(model: ServedModel, chat_template_kwargs: dict[str, Any]) -> str | None:
+    """Why vLLM could not build the configured parsers for these kwargs (None: it could)."""
+    setup_error = getattr(model.parser, "setup_error", None)
+    return setup_error(chat_template_kwargs) if setup_error is not None else None
+
+
+def check_parser_setup(model: ServedModel, chat_template_kwargs: dict[str, Any]) -> None:
+    """The 400 vLLM answers when the configured parsers cannot be built for these kwargs."""
+    message = parser_setup_error(model, chat_template_kwargs)
+    if message is not None:
+        raise APIError(message)
 
 
 def _count_tool_calls(tool_calls: object) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tokenfront.protocol.requests import RequestValidationFailure, valid_content_part
+from tokenfront.protocol.requests import RequestValidationFailure, lazily_valid_parts
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text", "refusal", "thinking"})
 _SKIP_IF_EMPTY = ("text", "refusal")
@@ -153,7 +153,7 @@ def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
         parts: list[Any] = []
     elif isinstance(content, str):
         parts = [{"type": "text", "text": content}]
-    elif isinstance(content, (list, tuple)) and all(valid_content_part(p) for p in content):
+    elif isinstance(content, (list, tuple)) and lazily_valid_parts(role, content):
         parts = list(content)
     else:
         # vLLM validates OpenAI-role content parts lazily, failing here.
@@ -163,7 +163,11 @@ def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
     if role == "system":
         parts = _strip_billing_header(parts)
     parsed = _parse_parts(parts, wrap)
-    out: dict[str, Any] = {"role": role, "content": parsed if wrap else "\n".join(parsed)}
+    try:
+        text_or_parts = parsed if wrap else "\n".join(parsed)
+    except TypeError as exc:  # a non-string text part, joined as vLLM joins it
+        raise RequestValidationFailure(str(exc)) from None
+    out: dict[str, Any] = {"role": role, "content": text_or_parts}
 
     if role == "assistant":
         tool_calls = message.get("tool_calls")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import (
     ChatCompletionToolsParam,
     RequestValidationFailure,
+    check_message_shape,
 )
 from tokenfront.render.chat import check_request_template
 from tokenfront.render.chat_params import default_template_kwargs, merge_kwargs
@@ -48,6 +49,18 @@ class TokenizeChatRequest(_Open):
     media_io_kwargs: dict[str, dict[str, Any]] | None = None
     mm_processor_kwargs: dict[str, Any] | None = None
     tools: list[ChatCompletionToolsParam] | None = None
+
+    @field_validator("messages", mode="after")
+    @classmethod
+    def _check_messages(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        # A failure here is a validation error, so a body with a valid `prompt` still
+        # tokenizes that prompt (vLLM's union).
+        for index, msg in enumerate(messages):
+            try:
+                check_message_shape(index, msg)
+            except APIError as exc:
+                raise ValueError(exc.message) from None
+        return messages
 
     @model_validator(mode="before")
     @classmethod

@@ -87,6 +87,7 @@ def _opens_reasoning(text: str) -> bool:
 
 @reasoning_parser("gemma4")
 class Gemma4ReasoningParser(GrammarReasoningParser):
+    grammar_cached_on_thinking_switch = True
     spec = GrammarSpec(_gemma4, gemma4_thinking, plain_when_off=False)
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:

@@ -13,4 +13,5 @@ from tokenfront.parsers.registry import reasoning_parser
 
 @reasoning_parser("mimo")
 class MiMoReasoningParser(GrammarReasoningParser):
+    grammar_cached_on_thinking_switch = True
     spec = GrammarSpec(_qwen3, enable_thinking_only)

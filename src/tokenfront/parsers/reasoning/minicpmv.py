@@ -87,6 +87,7 @@ def _drop_markers(state: JSONState, text: str, *, final: bool) -> str:
 
 @reasoning_parser("minicpmv")
 class MiniCPMVReasoningParser(GrammarReasoningParser):
+    grammar_cached_on_thinking_switch = True
     spec = GrammarSpec(_minicpmv, enable_thinking_only, plain_when_off=False)
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:

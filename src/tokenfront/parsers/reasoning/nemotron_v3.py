@@ -41,6 +41,7 @@ def _granite_thinking(thinking: bool) -> Grammar:
 
 @reasoning_parser("nemotron_v3")
 class NemotronV3ReasoningParser(GrammarReasoningParser):
+    grammar_cached_on_thinking_switch = True
     spec = GrammarSpec(_nemotron, always_on)
     # streaming with enable_thinking false: hold the reasoning (see the module docstring)
     holds_when_thinking_off: ClassVar[bool] = True

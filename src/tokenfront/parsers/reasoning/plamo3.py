@@ -75,6 +75,7 @@ def _enable_thinking(kwargs: dict[str, Any]) -> bool:
 
 @reasoning_parser("plamo3")
 class Plamo3ReasoningParser(GrammarReasoningParser):
+    grammar_cached_on_thinking_switch = True
     spec = GrammarSpec(_plamo3, _enable_thinking, plain_when_off=False)
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:

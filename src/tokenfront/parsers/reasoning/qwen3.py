@@ -95,6 +95,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
     reasoning text instead of ending it (vLLM's
     tests/parser/engine/test_qwen3_fenced_examples.py::TestReasoningChannel, past vLLM
     0.33.0; docs/deviations.md). `</think>` still ends the reasoning inside a fence."""
+    grammar_cached_on_thinking_switch = True
 
     spec = GrammarSpec(_qwen3, enable_thinking_only)
     # A `<tool_call>` that may be quoted (right after a backtick, or opening the reasoning)

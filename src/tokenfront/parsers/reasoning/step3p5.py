@@ -22,4 +22,5 @@ def _step3p5(thinking: bool) -> Grammar:
 
 @reasoning_parser("step3p5")
 class Step3p5ReasoningParser(GrammarReasoningParser):
+    grammar_cached_on_thinking_switch = True
     spec = GrammarSpec(_step3p5, always_on)

@@ -287,6 +287,7 @@ def strip_thought_prefix(
 
 @tool_parser("gemma4")
 class Gemma4ToolParser(MarkupToolParser):
+    grammar_cached_on_thinking_switch = True
     name = "gemma4"
     grammar = gemma4_grammar(False)
     supports_required_and_named = False

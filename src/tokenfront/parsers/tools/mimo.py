@@ -48,6 +48,7 @@ MIMO = replace(
 
 @tool_parser("mimo")
 class MiMoToolParser(MarkupToolParser):
+    grammar_cached_on_thinking_switch = True
     name = "mimo"
     grammar = MIMO
     supports_required_and_named = False  # structural-tag model in vLLM

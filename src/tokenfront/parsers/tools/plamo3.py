@@ -131,6 +131,7 @@ class UnfinishedMarkers:
 
 @tool_parser("plamo3")
 class Plamo3ToolParser(JsonArgsMixin):
+    grammar_cached_on_thinking_switch = True
     name = "plamo3"
     grammar = plamo3_grammar(True)
     supports_required_and_named = False

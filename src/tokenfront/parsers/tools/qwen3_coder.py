@@ -115,6 +115,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
     * tool markup inside a fenced code example in content stays content (`fences`);
     * a `<tool_call>` without a function keeps the content after it.
     """
+    grammar_cached_on_thinking_switch = True
 
     name = "qwen3_coder"
     grammar = QWEN3_CODER

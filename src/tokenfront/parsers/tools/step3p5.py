@@ -29,6 +29,7 @@ STEP5 = replace(
 
 @tool_parser("step3p5")
 class Step3p5ToolParser(MarkupToolParser):
+    grammar_cached_on_thinking_switch = True
     name = "step3p5"
     grammar = STEP3P5
     supports_required_and_named = False  # structural-tag model (qwen_3_coder) in vLLM
@@ -61,6 +62,7 @@ class Step3p5ToolParser(MarkupToolParser):
 
 @tool_parser("step5")
 class Step5ToolParser(MarkupToolParser):
+    grammar_cached_on_thinking_switch = True
     name = "step5"
     grammar = STEP5
     supports_required_and_named = False
