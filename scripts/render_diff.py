@@ -276,6 +276,35 @@ def main() -> int:
     return 0
 
 
+def sweep_arguments(doc: str, *, n: int, port: int, logs: str) -> argparse.ArgumentParser:
+    """The command line of a side-by-side sweep over the configs (`side_by_side`)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--configs", default=str(SHARED / "parity" / "configs.json"))
+    ap.add_argument("--only", nargs="*", help="config names (default: every config)")
+    ap.add_argument("-n", type=int, default=n, help="requests per config")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--vllm-cmd", required=True)
+    ap.add_argument("--tf-cmd", required=True)
+    ap.add_argument("--port", type=int, default=port, help="vLLM's port; tokenfront's is the next")
+    ap.add_argument("--logs", default=logs)
+    ap.add_argument("--record", type=Path, help="append the differing cases (vLLM's answers)")
+    ap.add_argument("--record-all", action="store_true", help="with --record: the equal ones too")
+    return ap
+
+
+def sweep_main(doc: str, run: Callable[..., int], *, n: int, port: int, logs: str) -> int:
+    """A sweep script's `main`: `run(name, cfg, vllm_url, tf_url, n, seed, record, record_all)`
+    per config, both servers started by `side_by_side`."""
+    args = sweep_arguments(doc, n=n, port=port, logs=logs).parse_args()
+    total = side_by_side(
+        Path(args.configs), args.only, args.vllm_cmd, args.tf_cmd, args.port, Path(args.logs),
+        lambda name, cfg, vllm, tf: run(name, cfg, vllm, tf, args.n, args.seed, args.record,
+                                        args.record_all),
+    )
+    print("differing:", total)
+    return 0
+
+
 def side_by_side(
     configs_file: Path, only: list[str] | None, vllm_cmd: str, tf_cmd: str, port: int, logs: Path,
     run: Callable[[str, dict[str, Any], str, str], int],

@@ -15,7 +15,6 @@ valid compares the whole answer). Both servers run the config's flags.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import random
@@ -30,9 +29,8 @@ SHARED = ROOT.parent / "shared"
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "scripts" / "derender_diff"))
 sys.path.insert(0, str(SHARED / "parity"))
-import paritylib  # type: ignore[import-not-found]  # noqa: E402
-from fuzz_mechanics import make_case, texts_for  # noqa: E402
-from render_diff import chat_request, completion_request, side_by_side  # noqa: E402
+from fuzz_mechanics import compare_cases, eos_id, make_case, texts_for, vllm_tokenizer  # noqa: E402
+from render_diff import chat_request, completion_request, sweep_main  # noqa: E402
 
 ODD_VALUES: list[Any] = [
     None, "", "x", "3", 0, -1, 1, 2, 7, 1.5, -0.5, True, False, [], {}, [1], ["a"], {"a": 1},
@@ -141,16 +139,9 @@ def make_error_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize
 def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
         record: Path | None, record_all: bool = False) -> int:
     rng = random.Random(f"errors-{seed}-{name}")
-    model_dir = SHARED / cfg["model"]
-    eos = json.loads((model_dir / "generation_config.json").read_text()).get("eos_token_id")
-    eos = eos[0] if isinstance(eos, list) else eos
-    bad = 0
-    kept = []
+    eos = eos_id(cfg)
     with httpx.Client(timeout=120) as client:
-        def tokenize(text: str) -> list[int]:
-            r = client.post(vllm + "/tokenize", json={"model": cfg["served_model_name"], "prompt": text,
-                                                      "add_special_tokens": False})
-            return list(r.json()["tokens"])
+        tokenize = vllm_tokenizer(client, vllm, cfg)
 
         def vllm_state(case: dict[str, Any]) -> Any:
             """vLLM's stream_state after the first chunk of `case` (then the chunk is dropped)."""
@@ -162,34 +153,16 @@ def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
             req["chunks"] = req["chunks"][1:]
             return r.json().get("stream_state")
 
+        def show(case: dict[str, Any], golden: dict[str, Any], got: dict[str, Any]) -> None:
+            print("    vllm:", _message(golden)[:240])
+            print("    tf:  ", _message(got)[:240])
+
         texts = texts_for(cfg)
-        for i in range(n):
-            case = make_error_case(rng, name, cfg, tokenize, eos, texts, i, vllm_state)
-            try:
-                golden = paritylib.run_case(client, vllm, case)
-                got = paritylib.run_case(client, tf, case)
-            except TypeError:  # the harness keys stream states by the (mutated) choice index
-                continue
-            case["status"], case["response"] = golden["status"], golden["response"]
-            diffs = paritylib.compare_result(case, case, got)
-            if any(s >= 500 for s in _statuses(got)):
-                diffs = diffs or ["tokenfront answered 5xx"]
-            if diffs:
-                bad += 1
-                print(f"[{name}] {case['id']} {case['endpoint']} {case['scenario']}")
-                print("   req:", json.dumps(case["request"], ensure_ascii=False)[:400])
-                for d in diffs[:4]:
-                    print("   ", d[:300])
-                print("    vllm:", _message(golden)[:240])
-                print("    tf:  ", _message(got)[:240])
-                kept.append(case)
-            elif record_all:
-                kept.append(case)
-    if record and kept:
-        with record.open("a", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(c, ensure_ascii=False) + "\n" for c in kept)
-    print(f"[{name}] {n - bad}/{n} same", flush=True)
-    return bad
+        cases = (make_error_case(rng, name, cfg, tokenize, eos, texts, i, vllm_state) for i in range(n))
+        return compare_cases(
+            name, cases, client, vllm, tf, record, record_all=record_all, show=show,
+            flag=lambda got: "tokenfront answered 5xx" if any(s >= 500 for s in _statuses(got)) else None,
+        )
 
 
 def _statuses(result: dict[str, Any]) -> list[int]:
@@ -206,25 +179,7 @@ def _message(result: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--configs", default=str(SHARED / "parity" / "configs.json"))
-    ap.add_argument("--only", nargs="*")
-    ap.add_argument("-n", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--vllm-cmd", required=True)
-    ap.add_argument("--tf-cmd", required=True)
-    ap.add_argument("--port", type=int, default=8631)
-    ap.add_argument("--logs", default="/tmp/errors-logs")
-    ap.add_argument("--record", type=Path, help="append the differing cases (vLLM's answers)")
-    ap.add_argument("--record-all", action="store_true", help="with --record: the equal ones too")
-    args = ap.parse_args()
-    total = side_by_side(
-        Path(args.configs), args.only, args.vllm_cmd, args.tf_cmd, args.port, Path(args.logs),
-        lambda name, cfg, vllm, tf: run(name, cfg, vllm, tf, args.n, args.seed, args.record,
-                                        args.record_all),
-    )
-    print("differing:", total)
-    return 0
+    return sweep_main(__doc__, run, n=200, port=8631, logs="/tmp/errors-logs")
 
 
 if __name__ == "__main__":

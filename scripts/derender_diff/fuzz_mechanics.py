@@ -15,10 +15,10 @@ run the config's flags; answers are compared with the shared harness (`paritylib
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(SHARED / "parity"))
 import golden_cases as gc  # noqa: E402
 import paritylib  # type: ignore[import-not-found]  # noqa: E402
-from render_diff import side_by_side  # noqa: E402
+from render_diff import sweep_main  # noqa: E402
 
 EXTRA_TEXTS = ["Crisp leaves 🍂 falling\nwhispers 東京 naïve", "Hello! How can I help you today?",
                "a  b\n\n\tc", "x" * 40]
@@ -160,59 +160,70 @@ def make_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize: Any,
             "scenario": "mechanics"}
 
 
-def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
-        record: Path | None) -> int:
-    rng = random.Random(f"{seed}-{name}")
-    model_dir = SHARED / cfg["model"]
-    eos = json.loads((model_dir / "generation_config.json").read_text()).get("eos_token_id")
-    eos = eos[0] if isinstance(eos, list) else eos
-    bad = 0
-    kept = []
-    with httpx.Client(timeout=120) as client:
-        def tokenize(text: str) -> list[int]:
-            r = client.post(vllm + "/tokenize", json={"model": cfg["served_model_name"], "prompt": text,
-                                                      "add_special_tokens": False})
-            return list(r.json()["tokens"])
+def eos_id(cfg: dict[str, Any]) -> int:
+    eos = json.loads((SHARED / cfg["model"] / "generation_config.json").read_text()).get("eos_token_id")
+    return eos[0] if isinstance(eos, list) else eos
 
-        texts = texts_for(cfg)
-        for i in range(n):
-            case = make_case(rng, name, cfg, tokenize, eos, texts, i)
+
+def vllm_tokenizer(client: httpx.Client, vllm: str, cfg: dict[str, Any]) -> Callable[[str], list[int]]:
+    """Text -> ids as the vLLM server encodes it (no special tokens added)."""
+    def tokenize(text: str) -> list[int]:
+        r = client.post(vllm + "/tokenize", json={"model": cfg["served_model_name"], "prompt": text,
+                                                  "add_special_tokens": False})
+        return list(r.json()["tokens"])
+
+    return tokenize
+
+
+def compare_cases(
+    name: str, cases: Iterable[dict[str, Any]], client: httpx.Client, vllm: str, tf: str,
+    record: Path | None, *, record_all: bool = False,
+    flag: Callable[[dict[str, Any]], str | None] = lambda got: None,
+    show: Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], None] = lambda c, g, t: None,
+) -> int:
+    """Run each case on both servers; print and keep (vLLM's answer in the case) the ones that
+    differ, or that `flag` names; append the kept ones (all with `record_all`) to `record`."""
+    bad = total = 0
+    kept = []
+    for case in cases:
+        try:
             golden = paritylib.run_case(client, vllm, case)
             got = paritylib.run_case(client, tf, case)
-            case["status"], case["response"] = golden["status"], golden["response"]
-            diffs = paritylib.compare_result(case, case, got)
-            if diffs:
-                bad += 1
-                print(f"[{name}] {case['id']} {case['family']}")
-                print("   req:", json.dumps(case["request"], ensure_ascii=False)[:500])
-                for d in diffs[:5]:
-                    print("   ", d[:300])
-                kept.append(case)
+        except TypeError:  # the harness keys stream states by the (fuzzed) choice index
+            continue
+        total += 1
+        case["status"], case["response"] = golden["status"], golden["response"]
+        diffs = paritylib.compare_result(case, case, got)
+        note = flag(got)
+        if diffs or note:
+            bad += 1
+            print(f"[{name}] {case['id']} {case['family']} {case.get('scenario', '')}")
+            print("   req:", json.dumps(case["request"], ensure_ascii=False)[:500])
+            for d in (diffs or [note])[:5]:
+                print("   ", str(d)[:300])
+            show(case, golden, got)
+        if diffs or note or record_all:
+            kept.append(case)
     if record and kept:
         with record.open("a", encoding="utf-8") as fh:
             fh.writelines(json.dumps(c, ensure_ascii=False) + "\n" for c in kept)
-    print(f"[{name}] {n - bad}/{n} same", flush=True)
+    print(f"[{name}] {total - bad}/{total} same", flush=True)
     return bad
 
 
+def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
+        record: Path | None, record_all: bool = False) -> int:
+    rng = random.Random(f"{seed}-{name}")
+    eos = eos_id(cfg)
+    with httpx.Client(timeout=120) as client:
+        tokenize = vllm_tokenizer(client, vllm, cfg)
+        texts = texts_for(cfg)
+        cases = (make_case(rng, name, cfg, tokenize, eos, texts, i) for i in range(n))
+        return compare_cases(name, cases, client, vllm, tf, record, record_all=record_all)
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--configs", default=str(SHARED / "parity" / "configs.json"))
-    ap.add_argument("--only", nargs="*")
-    ap.add_argument("-n", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--vllm-cmd", required=True)
-    ap.add_argument("--tf-cmd", required=True)
-    ap.add_argument("--port", type=int, default=8601)
-    ap.add_argument("--logs", default="/tmp/mech-logs")
-    ap.add_argument("--record", type=Path, help="append the differing cases (vLLM's answers)")
-    args = ap.parse_args()
-    total = side_by_side(
-        Path(args.configs), args.only, args.vllm_cmd, args.tf_cmd, args.port, Path(args.logs),
-        lambda name, cfg, vllm, tf: run(name, cfg, vllm, tf, args.n, args.seed, args.record),
-    )
-    print("differing:", total)
-    return 0
+    return sweep_main(__doc__, run, n=100, port=8601, logs="/tmp/mech-logs")
 
 
 if __name__ == "__main__":
