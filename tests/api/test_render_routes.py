@@ -102,3 +102,10 @@ def test_tokenize_and_detokenize(app) -> None:
     chat = call(app, "/tokenize", {"messages": [{"role": "user", "content": "hi"}]}).json()
     assert chat["count"] == 9
     assert call(app, "/detokenize", {"tokens": [6023]}).json() == {"prompt": "hi"}
+
+
+@pytest.mark.parametrize("token", [2**32 + 5, 2**40, 2**63 - 1])
+def test_detokenize_ids_beyond_the_tokenizers_id_type_are_a_400(app, token: int) -> None:
+    res = call(app, "/detokenize", {"tokens": [6023, token]})
+    assert res.status_code == 400
+    assert res.json()["error"]["message"] == "number too large to fit in target type"

@@ -12,7 +12,7 @@ from starlette.responses import Response
 from tokenfront.api.body import parse_model, read_json
 from tokenfront.api.concurrency import run_cpu
 from tokenfront.api.deferred import load_request_modules
-from tokenfront.api.errors import validation_error
+from tokenfront.api.errors import bad_request, validation_error
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import AppState, app_state
 
@@ -60,7 +60,11 @@ def _detokenize(state: AppState, data: Any) -> Any:
     from tokenfront.render.tokenize import DetokenizeRequest, detokenize
 
     body = parse_model(DetokenizeRequest, data)
-    return detokenize(state.model_for(body.model), body)
+    model = state.model_for(body.model)
+    try:
+        return detokenize(model, body)
+    except OverflowError as exc:  # an id beyond the tokenizer's id type: vLLM's 400
+        raise bad_request(str(exc)) from None
 
 
 @router.post("/tokenize")
