@@ -530,11 +530,11 @@ def has_non_text_content(messages: Any) -> bool:
     return False
 
 
-# Message roles with an OpenAI message schema; their list content is validated lazily
-# by vLLM (bad parts surface when rendering, as "BadRequestError").
+# Message roles with an OpenAI message schema.
 OPENAI_ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
-# Roles whose list content vLLM's OpenAI message schemas validate lazily (custom roles and
-# `function`, whose list only the custom schema takes, are validated eagerly).
+# Roles whose list content vLLM's OpenAI message schemas validate lazily: bad parts surface
+# when rendering, as "BadRequestError" (custom roles and `function`, whose list only the
+# custom schema takes, are validated eagerly).
 LAZY_PART_ROLES = OPENAI_ROLES - {"function"}
 
 
@@ -584,7 +584,7 @@ def valid_content_part(part: Any) -> bool:
     return any(key in part for key in media)
 
 
-def lazily_valid_parts(role: str, parts: Sequence[Any]) -> bool:
+def content_parts_accepted(role: str, parts: Sequence[Any]) -> bool:
     """Whether vLLM 0.33.0 takes these content parts of a message.
 
     Measured: an OpenAI-role message also matches vLLM's custom message schema, whose part
@@ -632,7 +632,8 @@ def check_message_shape(index: int, msg: Any) -> None:
     if custom:
         for key, kinds in _CUSTOM_MESSAGE_FIELDS:
             if not isinstance(msg.get(key), kinds):
-                raise _bad_message(index, f"Input should be {kinds}: {key}")
+                names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+                raise _bad_message(index, f"{key}: input should be {names}")
     tool_calls = msg.get("tool_calls")
     if tool_calls is not None:
         if isinstance(tool_calls, str) or not isinstance(tool_calls, (list, tuple, dict)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tokenfront.protocol.requests import RequestValidationFailure, lazily_valid_parts
+from tokenfront.protocol.requests import RequestValidationFailure, content_parts_accepted
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text", "refusal", "thinking"})
 _SKIP_IF_EMPTY = ("text", "refusal")
@@ -153,7 +153,7 @@ def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
         parts: list[Any] = []
     elif isinstance(content, str):
         parts = [{"type": "text", "text": content}]
-    elif isinstance(content, (list, tuple)) and lazily_valid_parts(role, content):
+    elif isinstance(content, (list, tuple)) and content_parts_accepted(role, content):
         parts = list(content)
     else:
         # vLLM validates OpenAI-role content parts lazily, failing here.
