@@ -63,6 +63,13 @@ def keyed() -> TestClient:
     return TestClient(make_app(api_key=[KEY, "other"]), raise_server_exceptions=False)
 
 
+def test_vllm_system_routes(client: TestClient) -> None:
+    # a render server has no engine-backed routes and no KV-event publishers (as vLLM's)
+    assert client.get("/load").json() == {"server_load": 0}
+    assert client.get("/kv_event_sources").json() == {}
+    assert client.get("/ping").status_code == 200
+
+
 def test_models_listed(client: TestClient) -> None:
     body = client.get("/v1/models").json()
     assert [m["id"] for m in body["data"]] == ["fake", "alias"]
@@ -71,7 +78,8 @@ def test_models_listed(client: TestClient) -> None:
 
 def test_api_key_required_everywhere_but_health(keyed: TestClient) -> None:
     assert keyed.get("/health").status_code == 200
-    for path in ("/v1/models", "/version", "/metrics", "/no-such-route"):
+    assert keyed.get("/ping").status_code == 200 and keyed.post("/ping").status_code == 200
+    for path in ("/v1/models", "/version", "/metrics", "/load", "/no-such-route"):
         r = keyed.get(path)
         assert r.status_code == 401, path
         assert r.json() == {

@@ -2,7 +2,7 @@
 
 In order, for each HTTP request it
 1. bounds the request headers (431) and, when `--api-key` is set, checks
-   `Authorization: Bearer KEY` in constant time on every path but `/health` (401);
+   `Authorization: Bearer KEY` in constant time on every path but `/health` / `/ping` (401);
 2. refuses a declared body larger than `--max-request-bytes` before reading it (413) and stops
    an undeclared (chunked) body as soon as it passes the limit;
 3. turns any exception that escapes the app into a bare 500 error body (the traceback goes to
@@ -33,7 +33,7 @@ from tokenfront.config import ServerSettings
 logger = logging.getLogger("tokenfront.api")
 access_logger = logging.getLogger("tokenfront.access")
 
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/ping"})
 REQUEST_ID_HEADER = b"x-request-id"
 
 

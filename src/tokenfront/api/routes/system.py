@@ -1,4 +1,4 @@
-"""Health, version, Prometheus metrics and the model list."""
+"""Health (and /ping), load, version, Prometheus metrics and the model list."""
 
 from __future__ import annotations
 
@@ -16,8 +16,23 @@ router = APIRouter()
 
 
 @router.get("/health")
+@router.get("/ping")  # vLLM's SageMaker alias of /health, GET and POST
+@router.post("/ping")
 async def health() -> Response:
     return Response(status_code=200)
+
+
+@router.get("/load")
+async def server_load() -> Response:
+    """vLLM's load gauge counts requests on its engine-backed routes (generate, embeddings, ...);
+    a render server has none, so, as on `vllm launch render`, it stays 0."""
+    return JSONBytesResponse({"server_load": 0})
+
+
+@router.get("/kv_event_sources")
+async def kv_event_sources() -> Response:
+    """KV-event publishers per data-parallel rank: none without an engine (vLLM answers {})."""
+    return JSONBytesResponse({})
 
 
 @router.get("/metrics", include_in_schema=False)
