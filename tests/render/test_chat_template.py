@@ -61,6 +61,9 @@ def test_openai_role_parts_pass_when_one_of_them_is_a_well_formed_part() -> None
     # the permissive custom schema take the list; a text part without text is then skipped.
     for parts in ([{"type": "text"}, {"type": "text", "text": "a"}, "b"], [{"type": "text"}, "a", {"type": "refusal", "refusal": "b"}]):
         assert to_conversation([{"role": "user", "content": parts}], "string")[0]["content"] == "a\nb"
+    assert to_conversation([{"role": "user", "content": {}}], "string")[0]["content"] == ""
+    with pytest.raises(APIError, match="ValidatorIterator"):  # its keys are the parts
+        to_conversation([{"role": "user", "content": {"a": 1}}], "string")
     with pytest.raises(APIError, match="Missing 'type' field"):  # taken, then parsed like vLLM
         to_conversation([{"role": "user", "content": [{}, {"type": "text", "text": "a"}]}], "string")
     for parts in (["s"], [{"type": "text"}], [{"type": "text"}, "s"], [{}], [{"type": "text", "text": "a"}, 5]):

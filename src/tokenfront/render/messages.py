@@ -155,6 +155,8 @@ def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
         parts = [{"type": "text", "text": content}]
     elif isinstance(content, (list, tuple)) and content_parts_accepted(role, content):
         parts = list(content)
+    elif isinstance(content, dict) and not content:  # vLLM iterates it: no keys, no parts
+        parts = []
     else:
         # vLLM validates OpenAI-role content parts lazily, failing here.
         raise RequestValidationFailure(
