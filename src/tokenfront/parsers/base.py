@@ -242,6 +242,8 @@ class ReasoningParser:
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer
         self.ctx = ctx
+        # The tool parser vLLM builds into the same Parser (set by the pipeline).
+        self.paired_tool: type[ToolParser] | None = None
 
     def vocab_id(self, token: str) -> int | None:
         return token_id(self.tokenizer, token)

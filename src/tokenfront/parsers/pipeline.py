@@ -113,7 +113,11 @@ class ChatOutputParser:
 
     # ---- helpers --------------------------------------------------------------------------
     def _reasoning(self, ctx: ParseContext) -> ReasoningParser | None:
-        return self.reasoning_cls(self.tokenizer, ctx) if self.reasoning_cls else None
+        if self.reasoning_cls is None:
+            return None
+        parser = self.reasoning_cls(self.tokenizer, ctx)
+        parser.paired_tool = self.tool_cls
+        return parser
 
     def _tool(self, ctx: ParseContext) -> ToolParser | None:
         tool = self.tool_cls(self.tokenizer, ctx) if self.tool_cls else None

@@ -23,8 +23,6 @@ from tokenfront.parsers.registry import reasoning_parser
 PRE, NAME, ARGS, BETWEEN = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
 CALL_START, CALL_END, ARG = "TOOL_CALL_START", "TOOL_CALL_END", "ARG_VALUE_CHUNK"
 _ANSWER = "ANSWER"  # one-shot event: the answer text after `</think>` starts here
-# the last reasoning character before a `<tool_call>` that may quote it (None: nothing yet)
-_MAYBE_QUOTED = (None, "`")
 
 
 def xml_call_grammar(
@@ -98,8 +96,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
     grammar_cached_on_thinking_switch = True
 
     spec = GrammarSpec(_qwen3, enable_thinking_only)
-    # A `<tool_call>` that may be quoted (right after a backtick, or opening the reasoning)
-    # ends it only when the next non-space text opens markup (`<`) or JSON (`{`); a quoted
+    # A `<tool_call>` that may be quoted (`_may_be_quoted`) ends it only when the next non-space text opens markup (`<`) or JSON (`{`); a quoted
     # marker followed by prose stays reasoning (tests/parser/engine/test_qwen3_reasoning.py,
     # past vLLM 0.33.0; docs/deviations.md). Elsewhere it ends the reasoning at once, as in
     # vLLM 0.33.0.
@@ -128,6 +125,16 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
                 events.extend(self._decide_call(st, rest[0] in "<{"))
             events.extend(super()._process(st, [(term, value)]))
         return events
+
+    def _may_be_quoted(self, last_char: str | None) -> bool:
+        """A `<tool_call>` right after a backtick may quote it; so may one opening the
+        reasoning, but only where vLLM's one engine reads reasoning and tool calls together
+        (an engine tool parser: the test streams qwen3 with qwen3_coder / qwen3_xml); beside
+        hermes or no tool parser it ends the reasoning at once, as in vLLM 0.33.0."""
+        if last_char == "`":
+            return True
+        paired = self.paired_tool
+        return last_char is None and paired is not None and paired.engine_based
 
     def _decide_call(self, st: JSONState, opens: bool) -> list[tuple[str, str]]:
         marker, spaces = st["tp"]
@@ -251,7 +258,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
             if in_fence(st.get("fc") or ["", None]):
                 st["kr"] = st.get("kr", 0) + 1
                 return self._emit(st, value)
-            if self.quoted_call_stays_reasoning and st.get("lc") in _MAYBE_QUOTED:
+            if self.quoted_call_stays_reasoning and self._may_be_quoted(st.get("lc")):
                 st["tp"] = [value, ""]  # decided by the text after it (_process)
                 return []
             st["ic"] = True
