@@ -96,8 +96,9 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
     grammar_cached_on_thinking_switch = True
 
     spec = GrammarSpec(_qwen3, enable_thinking_only)
-    # A `<tool_call>` that may be quoted (`_may_be_quoted`) ends it only when the next non-space text opens markup (`<`) or JSON (`{`); a quoted
-    # marker followed by prose stays reasoning (tests/parser/engine/test_qwen3_reasoning.py,
+    # A `<tool_call>` that may be quoted (`_may_be_quoted`) ends it only when the next
+    # non-space text opens markup (`<`) or JSON (`{`); a quoted marker followed by prose
+    # stays reasoning (tests/parser/engine/test_qwen3_reasoning.py,
     # past vLLM 0.33.0; docs/deviations.md). Elsewhere it ends the reasoning at once, as in
     # vLLM 0.33.0.
     quoted_call_stays_reasoning: ClassVar[bool] = True
