@@ -220,7 +220,7 @@ def test_metrics_count_requests_errors_and_tokens(client: TestClient) -> None:
 
     assert delta("tokenfront_http_requests_total", endpoint="/v1/models", status="200") == 1
     assert delta("tokenfront_http_request_errors_total", endpoint="/boom", status="500") == 1
-    assert delta("tokenfront_http_request_duration_seconds_count", endpoint="/v1/models") == 1
+    assert delta("tokenfront_http_request_duration_seconds_count", endpoint="/v1/models", method="GET") == 1
     assert delta("tokenfront_tokens_total", kind="rendered") == 7
     assert delta("tokenfront_parser_failures_total", parser="hermes") == 1
     assert "_created" not in text

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from tokenfront.api.errors import bad_request
+from tokenfront.api.errors import APIError
 from tokenfront.tokenization.detokenizer import DetokWindow
 from tokenfront.tokenization.registry import ServedModel
 
@@ -165,10 +165,16 @@ class StateCodec:
                 raise ValueError("bad signature")
             state = StreamState.from_payload(orjson.loads(payload))
         except Exception:
-            raise bad_request(INVALID_STATE) from None
+            raise _not_issued() from None
         # (imported here: the signer is created at start-up, before the request models are)
         from tokenfront.protocol.generate import MAX_STATE_WINDOW
 
         if len(state.window.tokens) > MAX_STATE_WINDOW:
-            raise bad_request(INVALID_STATE)
+            raise _not_issued()
         return state
+
+
+def _not_issued() -> APIError:
+    """A string this server did not issue. vLLM's stream_state is an object, so any string
+    fails its request validation: the same 400 type ("Bad Request")."""
+    return APIError(INVALID_STATE, err_type="Bad Request", param="stream_state")
