@@ -251,40 +251,28 @@ def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("urls", nargs="*", help="VLLM_URL TF_URL MODEL_NAME")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("-n", type=int, default=100)
-    ap.add_argument("--configs", default=str(SHARED / "parity" / "configs.json"))
-    ap.add_argument("--only", nargs="*", help="config names (with --vllm-cmd / --tf-cmd)")
-    ap.add_argument("--vllm-cmd")
-    ap.add_argument("--tf-cmd")
-    ap.add_argument("--port", type=int, default=8571)
-    ap.add_argument("--logs", default="/tmp/render-diff-logs")
-    ap.add_argument("--record", type=Path)
-    ap.add_argument("--record-all", action="store_true")
+    ap = sweep_arguments(__doc__, n=100, port=8571, logs="/tmp/render-diff-logs", commands=False)
+    ap.add_argument("urls", nargs="*", help="VLLM_URL TF_URL MODEL_NAME (servers already running)")
     args = ap.parse_args()
     if args.urls:
         vllm, tf, model = args.urls
         return 1 if compare(vllm, tf, model, args.seed, args.n, "", args.record, args.record_all) else 0
-    total = side_by_side(
-        Path(args.configs), args.only, args.vllm_cmd, args.tf_cmd, args.port, Path(args.logs),
-        lambda name, cfg, vllm, tf: compare(vllm, tf, cfg["served_model_name"], args.seed, args.n,
-                                            name, args.record, args.record_all),
-    )
-    print("differing:", total)
-    return 0
+    return run_sweep(args, lambda name, cfg, vllm, tf, n, seed, record, record_all: compare(
+        vllm, tf, cfg["served_model_name"], seed, n, name, record, record_all))
 
 
-def sweep_arguments(doc: str, *, n: int, port: int, logs: str) -> argparse.ArgumentParser:
-    """The command line of a side-by-side sweep over the configs (`side_by_side`)."""
+def sweep_arguments(
+    doc: str, *, n: int, port: int, logs: str, commands: bool = True
+) -> argparse.ArgumentParser:
+    """The command line of a side-by-side sweep over the configs (`side_by_side`);
+    `commands`: the two server commands are required."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--configs", default=str(SHARED / "parity" / "configs.json"))
     ap.add_argument("--only", nargs="*", help="config names (default: every config)")
     ap.add_argument("-n", type=int, default=n, help="requests per config")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--vllm-cmd", required=True)
-    ap.add_argument("--tf-cmd", required=True)
+    ap.add_argument("--vllm-cmd", required=commands)
+    ap.add_argument("--tf-cmd", required=commands)
     ap.add_argument("--port", type=int, default=port, help="vLLM's port; tokenfront's is the next")
     ap.add_argument("--logs", default=logs)
     ap.add_argument("--record", type=Path, help="append the differing cases (vLLM's answers)")
@@ -293,9 +281,13 @@ def sweep_arguments(doc: str, *, n: int, port: int, logs: str) -> argparse.Argum
 
 
 def sweep_main(doc: str, run: Callable[..., int], *, n: int, port: int, logs: str) -> int:
-    """A sweep script's `main`: `run(name, cfg, vllm_url, tf_url, n, seed, record, record_all)`
-    per config, both servers started by `side_by_side`."""
-    args = sweep_arguments(doc, n=n, port=port, logs=logs).parse_args()
+    """A sweep script's `main` (see `run_sweep`)."""
+    return run_sweep(sweep_arguments(doc, n=n, port=port, logs=logs).parse_args(), run)
+
+
+def run_sweep(args: argparse.Namespace, run: Callable[..., int]) -> int:
+    """`run(name, cfg, vllm_url, tf_url, n, seed, record, record_all)` per config, both
+    servers started by `side_by_side`; prints the total of differing answers."""
     total = side_by_side(
         Path(args.configs), args.only, args.vllm_cmd, args.tf_cmd, args.port, Path(args.logs),
         lambda name, cfg, vllm, tf: run(name, cfg, vllm, tf, args.n, args.seed, args.record,
