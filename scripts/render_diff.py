@@ -312,11 +312,13 @@ def side_by_side(
     for name in only or list(configs):
         cfg = configs[name]
         servers = []
+        model = cfg["model"]  # `repo:tests/models/X` in this repository's configs
+        model_dir = ROOT / model.removeprefix("repo:") if model.startswith("repo:") else SHARED / model
         for i, template in enumerate((vllm_cmd, tf_cmd)):
-            cmd = paritylib.format_command(template, model=str(SHARED / cfg["model"]),
+            cmd = paritylib.format_command(template, model=str(model_dir),
                                            port=port + i, name=cfg["served_model_name"],
                                            args=list(cfg.get("args", [])), config=name)
-            servers.append(paritylib.Server(cmd, port + i, logs / f"{name}-{i}.log"))
+            servers.append(paritylib.Server(cmd, port + i, logs / f"{name}-{i}.log", cfg.get("env")))
         try:
             if all(s.wait_healthy(600) for s in servers):
                 total += run(name, cfg, servers[0].url, servers[1].url)

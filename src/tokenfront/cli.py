@@ -21,6 +21,7 @@ from tokenfront.config import (
     DEFAULT_MAX_N_SEQUENCES,
     DEFAULT_MAX_REQUEST_BYTES,
     DEFAULT_SHUTDOWN_TIMEOUT,
+    DISABLED_THINKING_EFFORT_CHOICES,
     ModelOptions,
     ServerSettings,
 )
@@ -51,7 +52,7 @@ examples:
   tokenfront serve --model ./a --model ./b --served-model-name a --served-model-name b
   TOKENFRONT_API_KEY=s3cret tokenfront serve --host 0.0.0.0 --workers 2
 
-endpoints: POST /v1/chat/completions/render, /v1/completions/render,
+endpoints: POST /v1/chat/completions/render, /v1/completions/render, /v1/messages/render,
   /v1/chat/completions/derender, /v1/completions/derender, /tokenize, /detokenize;
   GET /v1/models, /health, /version, /metrics (Prometheus).
 signals: SIGTERM/SIGINT stop accepting connections and let in-flight requests finish
@@ -220,6 +221,11 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--reasoning-effort-map",
           help="JSON object rewriting a request's reasoning effort before templating, "
                """e.g. '{"medium": "low", "xhigh": "max"}' (unlisted efforts pass unchanged).""")
+    _flag(g, "--anthropic-disabled-thinking-effort", choices=list(DISABLED_THINKING_EFFORT_CHOICES),
+          default="auto",
+          help="reasoning_effort for /v1/messages/render requests with thinking disabled: 'none' "
+               "turns thinking off where the template supports it; 'auto' uses 'low' when the "
+               "template refuses 'none' or renders it like a thinking effort, else 'none'.")
     g = p.add_argument_group("multimodal")
     _flag(g, "--limit-mm-per-prompt",
           help="""JSON object: most items of a modality in one prompt, e.g. '{"image": 2}' """
@@ -401,6 +407,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
             args.default_chat_template_kwargs, "--default-chat-template-kwargs"
         ),
         reasoning_effort_map=reasoning_effort_map(args.reasoning_effort_map),
+        anthropic_disabled_thinking_effort=args.anthropic_disabled_thinking_effort,
         tool_call_parser=args.tool_call_parser,
         enable_auto_tool_choice=args.enable_auto_tool_choice,
         reasoning_parser=args.reasoning_parser,

@@ -20,6 +20,8 @@ DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 # Gateway mode: seconds an engine call may go without progress, and the engine pool size.
 DEFAULT_ENGINE_TIMEOUT = 600.0
 DEFAULT_ENGINE_MAX_CONNECTIONS = 512
+# `--anthropic-disabled-thinking-effort` values (vLLM's): "auto" or a reasoning effort.
+DISABLED_THINKING_EFFORT_CHOICES = ("auto", "none", "low", "medium", "high", "xhigh", "max")
 
 
 @dataclass
@@ -39,6 +41,9 @@ class ModelOptions:
     trust_request_chat_template: bool = False
     default_chat_template_kwargs: dict[str, Any] | None = None
     reasoning_effort_map: dict[str, str] | None = None
+    # The reasoning_effort of a `/v1/messages/render` request with thinking disabled;
+    # "auto" probes the chat template once ("low" when it ignores or refuses "none").
+    anthropic_disabled_thinking_effort: str = "auto"
     tool_strict_level: str | None = None
     # vLLM's VLLM_ENFORCE_STRICT_TOOL_CALLING: tool calls constrained by the parser's structural
     # tag; off, tool_choice required / named force JSON instead for those parsers.

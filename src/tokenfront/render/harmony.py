@@ -28,8 +28,8 @@ from typing import Any
 
 from tokenfront.protocol.requests import RequestValidationFailure, StructuredOutputsParams
 from tokenfront.render.harmony_tools import tools_section
-from tokenfront.render.structural_tags import output_format, tag
-from tokenfront.render.structural_tags_harmony import CONSTRAINS, END, FINAL_BEGIN, channel_tag
+from tokenfront.render.structural_tags import output_format
+from tokenfront.render.structural_tags_harmony import final_answer
 
 HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
 IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
@@ -255,16 +255,8 @@ _OUTPUT_KEYS = ("json", "regex", "choice", "grammar", "json_object")
 
 
 def final_channel_tag(answer: Any) -> str:
-    """vLLM's structural tag for an answer format after optional analysis (JSON text): a JSON
-    schema in a `final` message with either `constrain` spelling, other formats in a plain one."""
-    if answer.get("type") == "json_schema":
-        final: Any = {
-            "type": "or",
-            "elements": [tag(FINAL_BEGIN.format(constrain=c), answer, END) for c in CONSTRAINS],  # type: ignore[arg-type]
-        }
-    else:
-        final = tag(FINAL_BEGIN.format(constrain=""), answer, END)  # type: ignore[arg-type]
-    return json.dumps({"type": "structural_tag", "format": channel_tag(final, commentary=False)})
+    """The structural tag (JSON text) of an answer format in the final channel."""
+    return json.dumps({"type": "structural_tag", "format": final_answer(answer)})
 
 
 def harmony_sampling(sampling: dict[str, Any]) -> dict[str, Any]:

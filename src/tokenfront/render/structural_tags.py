@@ -368,6 +368,10 @@ def apply_structural_tag(
         answer = output_format(structured)
         if answer is None:
             return
+        if model == "harmony":  # the answer format was already moved into the final channel
+            from tokenfront.render.structural_tags_harmony import final_answer
+
+            answer = final_answer(answer)
 
     full = [
         (t.function.name, t.function.parameters, level >= 2 or t.function.strict is True)
@@ -376,6 +380,8 @@ def apply_structural_tag(
     if named is not None:
         full = [t for t in full if t[0] == named]
         if len(full) != 1:
+            if model == "hy_v4":  # vLLM's HYV4ToolParser falls back to no constraint
+                return
             raise RequestValidationFailure(
                 f"The tool with name '{named}' is not found in the tools list."
             )

@@ -40,6 +40,19 @@ def channel_tag(content: Fmt, *, commentary: bool = True) -> Fmt:
     return sequence([*elements, content])
 
 
+def final_answer(answer: Fmt) -> Fmt:
+    """vLLM's reasoning-aware answer: after an optional analysis message, a JSON schema in a
+    `final` message with either `constrain` spelling, other formats in a plain one."""
+    if answer.get("type") == "json_schema":
+        final: Fmt = {
+            "type": "or",
+            "elements": [tag(FINAL_BEGIN.format(constrain=c), answer, END) for c in CONSTRAINS],  # type: ignore[arg-type]
+        }
+    else:
+        final = tag(FINAL_BEGIN.format(constrain=""), answer, END)  # type: ignore[arg-type]
+    return channel_tag(final, commentary=False)
+
+
 def harmony(tools: list[Tool], choice: str) -> Fmt:
     tags: list[Any] = [
         tag(begin.format(name=name, channel=channel, constrain=constrain), json_schema(schema), END)  # type: ignore[arg-type]

@@ -67,6 +67,8 @@ class ServedModel:
     default_sampling_params: dict[str, Any] = field(default_factory=dict)
     # Filled by the parser registry when a tool or reasoning parser is configured.
     parser: Any = None
+    # `render.anthropic.MessagesFacts`, found on the first /v1/messages/render request.
+    messages_facts: Any = None
 
     @property
     def name(self) -> str:

@@ -208,7 +208,9 @@ def encode_deepseek_v32(
     messages = [dict(m) for m in conversation]
     if tools:
         messages.insert(0, {"role": "system", "tools": tools})
-    drop = bool(messages) and messages[-1].get("role") == "user"
+    if not messages:  # vLLM fails reading the last message (500 "list index out of range")
+        raise EncodingError("Cannot apply chat template to an empty conversation. Provide at least one message.")
+    drop = messages[-1].get("role") == "user"
     last_user = _last_user(messages)
     if thinking and drop:
         kept = []
