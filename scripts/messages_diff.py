@@ -14,16 +14,13 @@ are compared with the shared harness's rules (errors by status, type and code).
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from render_diff import PHRASES, SHARED, _post, run_sweep, sweep_arguments  # noqa: E402
+from render_diff import PHRASES, compare_drawn, url_or_sweep_main  # noqa: E402
 
 ENDPOINT = "/v1/messages/render"
 TOOLS = [
@@ -220,51 +217,14 @@ def messages_request(rng: random.Random, model: str) -> dict[str, Any]:
 
 def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
             record: Path | None = None, record_all: bool = False) -> int:
-    sys.path.insert(0, str(SHARED / "parity"))
-    import paritylib  # type: ignore[import-not-found]
+    def draw(rng: random.Random) -> tuple[str, dict[str, Any], str]:
+        return ENDPOINT, messages_request(rng, model), "render-messages"
 
-    rng = random.Random(seed)
-    bad = 0
-    out = []
-    with httpx.Client(timeout=120) as client:
-        for i in range(n):
-            body = messages_request(rng, model)
-            try:
-                gs, gr = _post(client, vllm, ENDPOINT, body)
-                cs, cr = _post(client, tf, ENDPOINT, body)
-            except httpx.HTTPError as exc:
-                print(f"[{config}] #{i} stopped: {exc!r}")
-                return bad + 1
-            diffs = paritylib.compare_single(ENDPOINT, gs, gr, cs, cr)
-            if diffs:
-                bad += 1
-                print(f"[{config}] #{i} vllm={gs} tf={cs}")
-                print("   req:", json.dumps(body, ensure_ascii=False)[:600])
-                for d in diffs[:4]:
-                    print("   ", d[:300])
-                for who, status, answer in (("vllm", gs, gr), ("tf", cs, cr)):
-                    if status != 200 and isinstance(answer, dict):
-                        print(f"    {who} error:", str(answer.get("error", {}).get("message"))[:300])
-            if record and (diffs or record_all):
-                out.append({"id": f"mfz-{config}-{seed}-{i}", "family": "render-messages" if gs == 200 else "errors",
-                            "config": config, "endpoint": ENDPOINT, "method": "POST", "request": body,
-                            "scenario": "messages_fuzz", "status": gs, "response": gr})
-    if record and out:
-        with record.open("a", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in out)
-    print(f"[{config}] {n - bad}/{n} same")
-    return bad
+    return compare_drawn(vllm, tf, draw, seed, n, config, record, record_all, "mfz", "messages_fuzz")
 
 
 def main() -> int:
-    ap = sweep_arguments(__doc__, n=100, port=8581, logs="/tmp/messages-diff-logs", commands=False)
-    ap.add_argument("urls", nargs="*", help="VLLM_URL TF_URL MODEL_NAME (servers already running)")
-    args = ap.parse_args()
-    if args.urls:
-        vllm, tf, model = args.urls
-        return 1 if compare(vllm, tf, model, args.seed, args.n, "", args.record, args.record_all) else 0
-    return run_sweep(args, lambda name, cfg, vllm, tf, n, seed, record, record_all: compare(
-        vllm, tf, cfg["served_model_name"], seed, n, name, record, record_all))
+    return url_or_sweep_main(__doc__, compare, n=100, port=8581, logs="/tmp/messages-diff-logs")
 
 
 if __name__ == "__main__":

@@ -212,6 +212,22 @@ def _post(client: httpx.Client, url: str, endpoint: str, body: dict[str, Any]) -
 
 def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
             record: Path | None = None, record_all: bool = False) -> int:
+    def draw(rng: random.Random) -> tuple[str, dict[str, Any], str]:
+        if rng.random() < 0.75:
+            return "/v1/chat/completions/render", chat_request(rng, model), "render-chat"
+        return "/v1/completions/render", completion_request(rng, model), "render-completion"
+
+    return compare_drawn(vllm, tf, draw, seed, n, config, record, record_all, "rfz", "render_fuzz")
+
+
+def compare_drawn(
+    vllm: str, tf: str, draw: Callable[[random.Random], tuple[str, dict[str, Any], str]],
+    seed: int, n: int, config: str, record: Path | None, record_all: bool,
+    id_prefix: str, scenario: str,
+) -> int:
+    """Post `n` requests from `draw(rng)` (endpoint, body, family) to both servers and compare
+    the answers with the shared harness's rules; with `record`, append the differing (or all)
+    cases with vLLM's answers (family "errors" when vLLM refused). Answers the differing count."""
     sys.path.insert(0, str(SHARED / "parity"))
     import paritylib  # type: ignore[import-not-found]
 
@@ -220,29 +236,27 @@ def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
     out = []
     with httpx.Client(timeout=120) as client:
         for i in range(n):
-            chat = rng.random() < 0.75
-            body = chat_request(rng, model) if chat else completion_request(rng, model)
-            endpoint = "/v1/chat/completions/render" if chat else "/v1/completions/render"
-            gs, gr = _post(client, vllm, endpoint, body)
-            cs, cr = _post(client, tf, endpoint, body)
+            endpoint, body, family = draw(rng)
+            try:
+                gs, gr = _post(client, vllm, endpoint, body)
+                cs, cr = _post(client, tf, endpoint, body)
+            except httpx.HTTPError as exc:
+                print(f"[{config}] #{i} stopped: {exc!r}")
+                return bad + 1
             diffs = paritylib.compare_single(endpoint, gs, gr, cs, cr)
             if diffs:
                 bad += 1
                 print(f"[{config}] #{i} {endpoint} vllm={gs} tf={cs}")
-                print("   req:", json.dumps(body, ensure_ascii=False)[:400])
+                print("   req:", json.dumps(body, ensure_ascii=False)[:600])
                 for d in diffs[:4]:
                     print("   ", d[:300])
-                if gs != 200 and isinstance(gr, dict):
-                    print("    vllm error:", str(gr.get("error", {}).get("message"))[:200])
-                if cs != 200 and isinstance(cr, dict):
-                    print("    tf error:  ", str(cr.get("error", {}).get("message"))[:200])
+                for who, status, answer in (("vllm", gs, gr), ("tf", cs, cr)):
+                    if status != 200 and isinstance(answer, dict):
+                        print(f"    {who} error:", str(answer.get("error", {}).get("message"))[:300])
             if record and (diffs or record_all):
-                family = "render-chat" if chat else "render-completion"
-                if gs != 200:
-                    family = "errors"
-                out.append({"id": f"rfz-{config}-{seed}-{i}", "family": family, "config": config,
-                            "endpoint": endpoint, "method": "POST", "request": body,
-                            "scenario": "render_fuzz", "status": gs, "response": gr})
+                out.append({"id": f"{id_prefix}-{config}-{seed}-{i}", "family": family if gs == 200 else "errors",
+                            "config": config, "endpoint": endpoint, "method": "POST", "request": body,
+                            "scenario": scenario, "status": gs, "response": gr})
     if record and out:
         with record.open("a", encoding="utf-8") as fh:
             fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in out)
@@ -251,7 +265,14 @@ def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
 
 
 def main() -> int:
-    ap = sweep_arguments(__doc__, n=100, port=8571, logs="/tmp/render-diff-logs", commands=False)
+    return url_or_sweep_main(__doc__, compare, n=100, port=8571, logs="/tmp/render-diff-logs")
+
+
+def url_or_sweep_main(doc: str, compare: Callable[..., int], *, n: int, port: int, logs: str) -> int:
+    """A `main` comparing two running servers (`VLLM_URL TF_URL MODEL_NAME`) or, without them,
+    sweeping the configs; `compare(vllm, tf, model, seed, n, config, record, record_all)`
+    answers the number of differing requests."""
+    ap = sweep_arguments(doc, n=n, port=port, logs=logs, commands=False)
     ap.add_argument("urls", nargs="*", help="VLLM_URL TF_URL MODEL_NAME (servers already running)")
     args = ap.parse_args()
     if args.urls:
@@ -297,6 +318,11 @@ def run_sweep(args: argparse.Namespace, run: Callable[..., int]) -> int:
     return 0
 
 
+def model_dir(model: str) -> Path:
+    """A config's model folder: relative to ../shared, or `repo:tests/models/X` in this repository."""
+    return ROOT / model.removeprefix("repo:") if model.startswith("repo:") else SHARED / model
+
+
 def side_by_side(
     configs_file: Path, only: list[str] | None, vllm_cmd: str, tf_cmd: str, port: int, logs: Path,
     run: Callable[[str, dict[str, Any], str, str], int],
@@ -312,10 +338,8 @@ def side_by_side(
     for name in only or list(configs):
         cfg = configs[name]
         servers = []
-        model = cfg["model"]  # `repo:tests/models/X` in this repository's configs
-        model_dir = ROOT / model.removeprefix("repo:") if model.startswith("repo:") else SHARED / model
         for i, template in enumerate((vllm_cmd, tf_cmd)):
-            cmd = paritylib.format_command(template, model=str(model_dir),
+            cmd = paritylib.format_command(template, model=str(model_dir(cfg["model"])),
                                            port=port + i, name=cfg["served_model_name"],
                                            args=list(cfg.get("args", [])), config=name)
             servers.append(paritylib.Server(cmd, port + i, logs / f"{name}-{i}.log", cfg.get("env")))

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(SHARED / "parity"))
 import golden_cases as gc  # noqa: E402
 import paritylib  # type: ignore[import-not-found]  # noqa: E402
-from render_diff import sweep_main  # noqa: E402
+from render_diff import model_dir, sweep_main  # noqa: E402
 
 EXTRA_TEXTS = ["Crisp leaves 🍂 falling\nwhispers 東京 naïve", "Hello! How can I help you today?",
                "a  b\n\n\tc", "x" * 40]
@@ -161,7 +161,11 @@ def make_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize: Any,
 
 
 def eos_id(cfg: dict[str, Any]) -> int:
-    eos = json.loads((SHARED / cfg["model"] / "generation_config.json").read_text()).get("eos_token_id")
+    folder = model_dir(cfg["model"])
+    eos = None
+    for name in ("generation_config.json", "config.json"):
+        if eos is None and (folder / name).is_file():
+            eos = json.loads((folder / name).read_text()).get("eos_token_id")
     return eos[0] if isinstance(eos, list) else eos
 
 

@@ -166,8 +166,10 @@ def render_prompt(
     """Template the conversation and tokenize it (multimodal `features` into `features_out`)."""
     if is_mistral_tokenizer(model.tokenizer):
         return check_token_ids(model, render_mistral_prompt(model, request), tok_params), None
-    if model.model_type in HARMONY_MODEL_TYPES:  # gpt-oss: vLLM renders Harmony, not the template
-        return check_token_ids(model, harmony.render_request(model, request), tok_params), None
+    if model.model_type in HARMONY_MODEL_TYPES:
+        # gpt-oss: vLLM renders Harmony, not the template, and skips the post-tokenization step
+        # (no truncation; the context check is get_max_tokens')
+        return harmony.render_request(model, request), None
     if uses_k3_renderer(model):  # vLLM's K3 renderer: the tokenizer encodes to ids directly
         k3_images = k3_request_images(model, request.messages)  # image parts on K3 vision
         ids = check_token_ids(model, _k3_prompt_ids(model, request, k3_images), tok_params)

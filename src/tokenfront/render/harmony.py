@@ -26,7 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokenfront.protocol.requests import RequestValidationFailure, StructuredOutputsParams
+from tokenfront.protocol.requests import (
+    RequestValidationFailure,
+    StructuredOutputsParams,
+    content_parts_accepted,
+)
 from tokenfront.render.harmony_tools import tools_section
 from tokenfront.render.structural_tags import output_format
 from tokenfront.render.structural_tags_harmony import final_answer
@@ -105,12 +109,41 @@ def chat_messages(messages: Sequence[dict[str, Any]]) -> list[HarmonyMessage]:
     return out
 
 
+def _eager_content(msg: dict[str, Any]) -> Any:
+    """The content as vLLM's Harmony code sees it: parts vLLM validates lazily (see
+    `content_parts_accepted`) are an iterator there, which text flattening skips (None)."""
+    content = msg.get("content")
+    if isinstance(content, dict) and content:
+        return None
+    if isinstance(content, (list, tuple)) and not content_parts_accepted(str(msg.get("role")), content):
+        return None
+    return content
+
+
+def _part_texts(msg: dict[str, Any]) -> list[str]:
+    """Each part's text; iterating lazily validated parts fails on the first bad one."""
+    content = msg.get("content") or ""
+    if isinstance(content, str):
+        return [content]
+    eager = _eager_content(msg)
+    if eager is None:
+        raise RequestValidationFailure(
+            f"validation errors for ValidatorIterator: invalid content part in a {msg.get('role')} message"
+        )
+    texts = []
+    for part in eager:
+        if not isinstance(part, dict):  # vLLM calls `.get` on it (a 500 there)
+            raise RequestValidationFailure(f"'{type(part).__name__}' object has no attribute 'get'")
+        texts.append(part.get("text", ""))
+    return texts
+
+
 def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMessage]:
     role = msg.get("role")
     calls = msg.get("tool_calls") or []
     out: list[HarmonyMessage] = []
     if role == "assistant" and calls:
-        text = _flatten(msg.get("content"))
+        text = _flatten(_eager_content(msg))
         if text:
             out.append(HarmonyMessage("assistant", [text], channel="commentary"))
         if msg.get("reasoning"):
@@ -129,17 +162,16 @@ def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMess
         return out
     if role == "tool":
         name = names.get(msg.get("tool_call_id", "")) or ""
-        text = _flatten(msg.get("content")) or ""
+        text = _flatten(_eager_content(msg)) or ""
         return [HarmonyMessage("tool", [text], author=f"functions.{name}", channel="commentary", recipient="assistant")]
     if role == "assistant" and msg.get("reasoning"):
         out.append(HarmonyMessage("assistant", [msg["reasoning"]], channel="analysis"))
-    content = msg.get("content") or ""
-    parts = [content] if isinstance(content, str) else [c.get("text", "") for c in content]
+    parts = _part_texts(msg)  # (vLLM reads the parts before it looks at the role)
     if role == "assistant":
         if parts and parts[0]:
             out.append(HarmonyMessage("assistant", parts, channel="final"))
     elif role in ("system", "developer"):
-        instructions = _flatten(msg.get("content"))
+        instructions = _flatten(_eager_content(msg))
         if instructions is not None:
             out.append(_developer(instructions, None))
     else:
@@ -176,7 +208,7 @@ def harmony_conversation(
     rest = list(messages)
     instructions = None
     if rest and rest[0].get("role") in ("system", "developer"):
-        instructions = _flatten(rest[0].get("content"))
+        instructions = _flatten(_eager_content(rest[0]))
         rest = rest[1:]
     preamble: list[HarmonyMessage] = [HarmonyMessage("system", [])]
     if instructions or tools:
