@@ -101,6 +101,28 @@ def resolve_model_dir(model: str, revision: str | None = None) -> Path:
         raise ModelLoadError(f"cannot find model {model!r}: not a directory and {exc}") from exc
 
 
+# GenerationConfig fields transformers' `from_model_config` takes from a model config (the
+# ones vLLM reads: stop ids and sampling defaults).
+_GENERATION_FIELDS = (
+    "eos_token_id", "bos_token_id", "pad_token_id", "decoder_start_token_id",
+    "temperature", "top_k", "top_p", "min_p", "repetition_penalty",
+    "max_length", "max_new_tokens", "do_sample",
+)
+
+
+def generation_config_from_model_config(hf_config: dict[str, Any]) -> dict[str, Any]:
+    """The generation config vLLM derives when a model has no generation_config.json
+    (`GenerationConfig.from_model_config`): generation fields of config.json, then those
+    still unset from its text config."""
+    out = {k: hf_config[k] for k in _GENERATION_FIELDS if hf_config.get(k) is not None}
+    text_config = hf_config.get("text_config")
+    if isinstance(text_config, dict):
+        for key in _GENERATION_FIELDS:
+            if key not in out and text_config.get(key) is not None:
+                out[key] = text_config[key]
+    return out
+
+
 def derive_max_model_len(hf_config: dict[str, Any], tokenizer_config: dict[str, Any]) -> int:
     """The context length vLLM derives from the model config."""
     text_config = hf_config.get("text_config")
@@ -214,6 +236,8 @@ def load_model(options: ModelOptions) -> ServedModel:
 
     if options.generation_config in ("auto", "vllm"):
         generation_config = _read_json(model_dir / "generation_config.json")
+        if not (model_dir / "generation_config.json").is_file():
+            generation_config = generation_config_from_model_config(hf_config)
     else:
         generation_config = _read_json(Path(options.generation_config) / "generation_config.json")
 
