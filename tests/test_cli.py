@@ -171,6 +171,15 @@ def test_invalid_combinations_exit(argv: list[str]) -> None:
         cli._validate(args, cli.model_options_from_args(args))
 
 
+def test_chat_template_that_looks_like_a_missing_path_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="looks like a path"):
+        cli.model_options_from_args(parse("--chat-template", "tool_use"))
+    template = tmp_path / "t.jinja"
+    template.write_text("{{ messages }}")
+    for value in (str(template), "{{ messages[0].content }}"):
+        assert cli.model_options_from_args(parse("--chat-template", value))[0].chat_template == value
+
+
 @pytest.mark.parametrize("argv", [["--workers", "0"], ["--shutdown-timeout", "-1"]])
 def test_bad_values_rejected_by_parser(argv: list[str]) -> None:
     with pytest.raises(SystemExit):

@@ -365,6 +365,17 @@ def _json_arg(value: str | None, flag: str) -> dict[str, Any] | None:
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
+def chat_template_arg(value: str | None) -> str | None:
+    """`--chat-template`: a file or template text; text without Jinja characters that names no
+    file is refused, as vLLM refuses it (a template name such as `tool_use` is not a template)."""
+    if value is None or any(c in value for c in "{}\n") or Path(value).expanduser().exists():
+        return value
+    raise SystemExit(
+        f"Error: --chat-template {value!r} looks like a path, but no such file exists "
+        "(give a template file or the template text)."
+    )
+
+
 def reasoning_effort_map(value: str | None) -> dict[str, str] | None:
     """`--reasoning-effort-map`, checked as vLLM checks it (string values, known efforts)."""
     data = None if value is None else _json_value(value, "--reasoning-effort-map")
@@ -400,7 +411,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         max_model_len=int(args.max_model_len) if args.max_model_len else None,
         max_logprobs=args.max_logprobs,
         generation_config=args.generation_config,
-        chat_template=args.chat_template,
+        chat_template=chat_template_arg(args.chat_template),
         chat_template_content_format=args.chat_template_content_format,
         trust_request_chat_template=args.trust_request_chat_template,
         default_chat_template_kwargs=_json_arg(

@@ -30,6 +30,7 @@ from tokenfront.protocol.requests import (
     StreamOptions,
 )
 from tokenfront.render.chat import chat_tokenize_params, render_chat_request, render_prompt_ids
+from tokenfront.render.chat_template import select_template
 from tokenfront.render.encoders.deepseek import encoder_mode
 from tokenfront.render.kimi_k3 import uses_k3_renderer
 from tokenfront.render.mistral import is_mistral_tokenizer
@@ -94,11 +95,7 @@ def _candidate_templates(model: ServedModel) -> list[str | None]:
         model.options.tokenizer_mode, model.options.model
     ):
         return [model.chat_template if model.options.chat_template else None]
-    templates: list[str | None] = [model.chat_template]
-    own = getattr(model.tokenizer, "chat_template", None)
-    if not model.options.chat_template and isinstance(own, dict) and "tool_use" in own:
-        templates.append(own["tool_use"])
-    return templates
+    return [select_template(model, None, None), select_template(model, None, [])]
 
 
 def merge_inline_system(model: ServedModel) -> bool:

@@ -23,6 +23,7 @@ from tokenfront.render.chat_template import (
     NO_TEMPLATE_MESSAGE,
     render_chat,
     resolve_content_format,
+    select_template,
 )
 from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES
@@ -179,11 +180,11 @@ def render_prompt(
         if features_out is not None and k3_images.features is not None:
             features_out.append(k3_images.features)
         return ids, None
-    template = request.chat_template or model.chat_template
+    tools = request.tool_dicts()
+    template = select_template(model, request.chat_template, tools)
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
         raise APIError(NO_TEMPLATE_MESSAGE)
-    tools = request.tool_dicts()
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
         request_template_kwargs(request, model.options.reasoning_effort_map),

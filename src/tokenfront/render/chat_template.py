@@ -332,6 +332,21 @@ def _developer_to_system(conversation: list[dict[str, Any]]) -> list[dict[str, A
     return [{"role": "system", "content": "\n\n".join(texts)}, *rest]
 
 
+def select_template(model: Any, requested: str | None, tools: list[Any] | None) -> str | None:
+    """The template vLLM renders a request with (`resolve_chat_template`): the request's or
+    the server's, where a tokenizer with named templates resolves a name to its template and,
+    with none given, takes `tool_use` for a request with tools."""
+    own = getattr(model.tokenizer, "chat_template", None)
+    if not isinstance(own, dict):
+        return requested or model.chat_template
+    given = requested or (model.chat_template if model.options.chat_template else None)
+    if given is not None:
+        return str(own.get(given, given))
+    if tools is not None and "tool_use" in own:
+        return str(own["tool_use"])
+    return model.chat_template  # type: ignore[no-any-return]
+
+
 def render_chat(
     tokenizer: Any,
     template: str,

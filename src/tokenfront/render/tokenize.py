@@ -14,7 +14,12 @@ from tokenfront.protocol.requests import (
 )
 from tokenfront.render.chat import check_request_template
 from tokenfront.render.chat_params import default_template_kwargs, merge_kwargs
-from tokenfront.render.chat_template import NO_TEMPLATE_MESSAGE, render_chat, resolve_content_format
+from tokenfront.render.chat_template import (
+    NO_TEMPLATE_MESSAGE,
+    render_chat,
+    resolve_content_format,
+    select_template,
+)
 from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES, render_harmony_prompt
 from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
@@ -111,7 +116,7 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
             model, request.messages, tools, request.add_generation_prompt,
             request.continue_final_message,
         )
-    template = request.chat_template or model.chat_template
+    template = select_template(model, request.chat_template, tools)
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     k3 = uses_k3_renderer(model)
     if template is None and mode is None and not k3:
