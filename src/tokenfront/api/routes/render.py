@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -47,58 +48,47 @@ def _messages_handler() -> tuple[Any, Any]:
     return AnthropicMessagesRequest, render_messages_request
 
 
+def _render_body(handler: Callable[[], tuple[Any, Any]], state: AppState, data: Any, header_id: str | None) -> Any:
+    """Validate a parsed body with the handler's request model and render it for its model."""
+    request_cls, render = handler()
+    body = parse_model(request_cls, data)
+    return render(
+        state.model_for(body.model), body, header_request_id=header_id, max_n=state.settings.max_n_sequences
+    )
+
+
 def render_chat_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/chat/completions/render` body to its `GenerateRequest`."""
-    request_cls, render_chat_request = _chat_handler()
-    body = parse_model(request_cls, data)
-    model = state.model_for(body.model)
-    return render_chat_request(
-        model, body, header_request_id=header_id, max_n=state.settings.max_n_sequences
-    )
+    return _render_body(_chat_handler, state, data, header_id)
 
 
 def render_completion_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/completions/render` body to its list of `GenerateRequest`s."""
-    request_cls, render_completion_request = _completion_handler()
-    body = parse_model(request_cls, data)
-    model = state.model_for(body.model)
-    return render_completion_request(
-        model, body, header_request_id=header_id, max_n=state.settings.max_n_sequences
-    )
+    return _render_body(_completion_handler, state, data, header_id)
 
 
 def render_messages_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
     """A parsed `/v1/messages/render` body to the `GenerateRequest` of its chat conversion."""
-    request_cls, render_messages_request = _messages_handler()
-    body = parse_model(request_cls, data)
-    model = state.model_for(body.model)
-    return render_messages_request(
-        model, body, header_request_id=header_id, max_n=state.settings.max_n_sequences
-    )
+    return _render_body(_messages_handler, state, data, header_id)
+
+
+async def _respond(request: Request, render_body: Callable[..., Any]) -> Response:
+    state = app_state(request)
+    data = await read_json(request, state.settings.max_request_bytes)
+    header_id = request.headers.get("X-Request-Id")
+    return JSONBytesResponse(await run_cpu_for(request, render_body, request.app, state, data, header_id))
 
 
 @router.post("/v1/chat/completions/render")
 async def render_chat(request: Request) -> Response:
-    state = app_state(request)
-    data = await read_json(request, state.settings.max_request_bytes)
-    header_id = request.headers.get("X-Request-Id")
-    result = await run_cpu_for(request, render_chat_body, request.app, state, data, header_id)
-    return JSONBytesResponse(result)
+    return await _respond(request, render_chat_body)
 
 
 @router.post("/v1/messages/render")
 async def render_messages(request: Request) -> Response:
-    state = app_state(request)
-    data = await read_json(request, state.settings.max_request_bytes)
-    header_id = request.headers.get("X-Request-Id")
-    result = await run_cpu_for(request, render_messages_body, request.app, state, data, header_id)
-    return JSONBytesResponse(result)
+    return await _respond(request, render_messages_body)
 
 
 @router.post("/v1/completions/render")
 async def render_completion(request: Request) -> Response:
-    state = app_state(request)
-    data = await read_json(request, state.settings.max_request_bytes)
-    header_id = request.headers.get("X-Request-Id")
-    result = await run_cpu_for(request, render_completion_body, request.app, state, data, header_id)
-    return JSONBytesResponse(result)
+    return await _respond(request, render_completion_body)
