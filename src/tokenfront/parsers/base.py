@@ -252,6 +252,10 @@ class ReasoningParser:
         """Whether these ids (usually the prompt) already closed reasoning."""
         raise NotImplementedError
 
+    def render_reasoning_ended(self, prompt_token_ids: Sequence[int]) -> bool:
+        """Render's `reasoning_ended` verdict on the prompt (usually `is_reasoning_end`)."""
+        return self.is_reasoning_end(prompt_token_ids)
+
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
         """One-shot hook: the rendered prompt, before `extract_reasoning`."""
         return

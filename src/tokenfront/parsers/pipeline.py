@@ -153,7 +153,7 @@ class ChatOutputParser:
         parser = self._reasoning(ctx)
         if parser is None:
             return None
-        return parser.is_reasoning_end(list(prompt_token_ids))
+        return parser.render_reasoning_ended(list(prompt_token_ids))
 
     # ---- one-shot -------------------------------------------------------------------------
     def parse(self, text: str, token_ids: Sequence[int], ctx: ParseContext) -> dict[str, Any]:

@@ -251,7 +251,7 @@ def prompt_reasoning_ended(
             chat_template_kwargs=template_kwargs,
             prompt_token_ids=token_ids,
         )
-        return bool(cls(model.tokenizer, ctx).is_reasoning_end(token_ids))
+        return bool(cls(model.tokenizer, ctx).render_reasoning_ended(token_ids))
     except Exception:
         return None
 

@@ -54,6 +54,14 @@ class NemotronV3ReasoningParser(GrammarReasoningParser):
         kwargs = self.ctx.chat_template_kwargs or {}
         return self.holds_when_thinking_off and kwargs.get("enable_thinking") is False
 
+    def render_reasoning_ended(self, prompt_token_ids: Sequence[int]) -> bool:
+        # vLLM builds this parser with `enable_thinking` (default on); off, it starts in content.
+        # (Parsing keeps the tests' always-on grammar: docs/deviations.md.)
+        thinking = (self.ctx.chat_template_kwargs or {}).get("enable_thinking", True)
+        if thinking is not None and not thinking:
+            return True
+        return super().render_reasoning_ended(prompt_token_ids)
+
     def _promote(self, reasoning: str | None, content: str | None) -> tuple[str | None, str | None]:
         if self._forces_content() and (content is None or not content.strip()):
             return content, reasoning
