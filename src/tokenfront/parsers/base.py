@@ -211,19 +211,22 @@ def make_tool_call_id(id_type: str = "random", name: str | None = None, idx: int
     return random_tool_call_id()
 
 
-def thinking_switch_error(
+def parser_build_error(
     parsers: Sequence[type[ReasoningParser] | type[ToolParser]], chat_template_kwargs: dict[str, Any]
 ) -> str | None:
-    """vLLM builds some parsers' grammar through a cache keyed by the raw `enable_thinking`
-    value (Qwen3's family, Gemma 4, PLaMo 3: `grammar_cached_on_thinking_switch`). A list or
-    object there cannot be a cache key: building the parser fails, and the request is a 400
-    with Python's TypeError text."""
-    if not any(p.grammar_cached_on_thinking_switch for p in parsers):
-        return None
-    try:
-        hash(chat_template_kwargs.get("enable_thinking", True))
-    except TypeError as exc:
-        return str(exc)
+    """Why vLLM cannot build these parsers for a request's template kwargs (a 400 with that
+    text), or None. Some build their grammar through a cache keyed by the raw `enable_thinking`
+    value (Qwen3's family, Gemma 4, PLaMo 3: `grammar_cached_on_thinking_switch`), where a list
+    or object fails with Python's TypeError text; others refuse kwargs values (`kwargs_error`)."""
+    if any(p.grammar_cached_on_thinking_switch for p in parsers):
+        try:
+            hash(chat_template_kwargs.get("enable_thinking", True))
+        except TypeError as exc:
+            return str(exc)
+    for parser in parsers:
+        message = parser.kwargs_error(chat_template_kwargs)
+        if message is not None:
+            return message
     return None
 
 
@@ -237,7 +240,13 @@ class ReasoningParser:
     # vLLM's `engine_based_streaming`: the pipeline flushes `finish()` on the reasoning end
     # and at the end of the stream, and treats the parser as engine-based for tool_choice.
     engine_based: ClassVar[bool] = False
-    grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `thinking_switch_error`
+    grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `parser_build_error`
+
+    @classmethod
+    def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:
+        """Why the parser cannot be built for these template kwargs (vLLM's constructor raises;
+        the request is a 400 with that text). None: it can."""
+        return None
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer
@@ -316,7 +325,13 @@ class ToolParser:
     # named take the JSON path again.
     forced_json_unless_strict: ClassVar[bool] = False
     engine_based: ClassVar[bool] = False
-    grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `thinking_switch_error`
+    grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `parser_build_error`
+
+    @classmethod
+    def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:
+        """Why the parser cannot be built for these template kwargs (vLLM's constructor raises;
+        the request is a 400 with that text). None: it can."""
+        return None
     # An engine-based parser that leaves the text alone for a request without tools, where
     # vLLM 0.33.0 ran it and removed the call markup (vLLM issue #55080; asserted for glm45 and
     # qwen3_xml by tests/parser/test_tool_choice_none_preserves_content.py). With tools and

@@ -27,8 +27,8 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
     make_tool_call_id,
+    parser_build_error,
     random_tool_call_id,
-    thinking_switch_error,
 )
 from tokenfront.parsers.engines.empty_sections import (
     drop_empty_sections,
@@ -109,7 +109,7 @@ class ChatOutputParser:
     def setup_error(self, chat_template_kwargs: dict[str, Any]) -> str | None:
         """Why vLLM could not build these parsers for a request's template kwargs (None: it could)."""
         parsers = [c for c in (self.reasoning_cls, self.tool_cls) if c is not None]
-        return thinking_switch_error(parsers, chat_template_kwargs)
+        return parser_build_error(parsers, chat_template_kwargs)
 
     # ---- helpers --------------------------------------------------------------------------
     def _reasoning(self, ctx: ParseContext) -> ReasoningParser | None:

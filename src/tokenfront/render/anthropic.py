@@ -29,6 +29,7 @@ from tokenfront.protocol.requests import (
     ResponseFormat,
     StreamOptions,
 )
+from tokenfront.render.adjust import adjust_request
 from tokenfront.render.chat import chat_tokenize_params, render_chat_request, render_prompt_ids
 from tokenfront.render.chat_template import select_template
 from tokenfront.render.encoders.deepseek import encoder_mode
@@ -121,8 +122,10 @@ def _probe_prompt(model: ServedModel, effort: str) -> list[int] | None:
     probe = ChatCompletionRequest.model_validate(
         {"messages": [{"role": "user", "content": "Hi"}], "reasoning_effort": effort}
     )
-    try:
-        return render_prompt_ids(model, probe, chat_tokenize_params(model, probe))
+    try:  # vLLM's probe renders and adjusts (builds the parsers) as a chat request does
+        ids = render_prompt_ids(model, probe, chat_tokenize_params(model, probe))
+        adjust_request(model, probe, ids)
+        return ids
     except Exception:
         return None
 

@@ -26,15 +26,20 @@ EFFORT_MARKERS: dict[str, tuple[str, str]] = {
 
 @reasoning_parser("k2_horizon")
 class K2HorizonReasoningParser(ReasoningParser):
+    @classmethod
+    def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:
+        effort = chat_template_kwargs.get("reasoning_effort", "high")
+        if not isinstance(effort, str) or effort not in EFFORT_MARKERS:
+            return f"Unsupported reasoning_effort {effort!r}. Supported values: {', '.join(EFFORT_MARKERS)}."
+        return None
+
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
-        effort = (ctx.chat_template_kwargs or {}).get("reasoning_effort", "high")
-        if not isinstance(effort, str) or effort not in EFFORT_MARKERS:
-            raise ValueError(
-                f"Unsupported reasoning_effort {effort!r}. "
-                f"Supported values: {', '.join(EFFORT_MARKERS)}."
-            )
-        self.start, self.end = EFFORT_MARKERS[effort]
+        kwargs = ctx.chat_template_kwargs or {}
+        message = self.kwargs_error(kwargs)
+        if message is not None:
+            raise ValueError(message)
+        self.start, self.end = EFFORT_MARKERS[kwargs.get("reasoning_effort", "high")]
         start_id, end_id = self.vocab_id(self.start), self.vocab_id(self.end)
         if start_id is None or end_id is None:
             raise ValueError(

@@ -90,13 +90,19 @@ class K2HorizonToolParser(ToolParser):
     # Required and named tool choices parse the IFM format too (no forced JSON).
     supports_required_and_named = False
 
+    @classmethod
+    def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:
+        fmt = chat_template_kwargs.get("tool_call_format", "xml")
+        if not isinstance(fmt, str) or fmt not in FORMATS:
+            return f"Unsupported tool_call_format {fmt!r}. Supported values: {', '.join(sorted(FORMATS))}."
+        return None
+
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
         fmt = (ctx.chat_template_kwargs or {}).get("tool_call_format", "xml")
-        if not isinstance(fmt, str) or fmt not in FORMATS:
-            raise ValueError(
-                f"Unsupported tool_call_format {fmt!r}. Supported values: {', '.join(sorted(FORMATS))}."
-            )
+        message = self.kwargs_error(ctx.chat_template_kwargs or {})
+        if message is not None:
+            raise ValueError(message)
         self.format = fmt
 
     # ---- one call --------------------------------------------------------------------------
