@@ -248,6 +248,12 @@ class ReasoningParser:
         the request is a 400 with that text). None: it can."""
         return None
 
+    @classmethod
+    def kwargs_after_build(cls, chat_template_kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The template kwargs after vLLM's constructor saw them: render reports them in
+        `reasoning_parser_kwargs` (a constructor may write its defaults into them)."""
+        return chat_template_kwargs
+
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         self.tokenizer = tokenizer
         self.ctx = ctx

@@ -256,6 +256,12 @@ def prompt_reasoning_ended(
         return None
 
 
+def reasoning_kwargs_after_build(model: ServedModel, template_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The kwargs render reports for the reasoning parser (vLLM builds it with them)."""
+    cls = getattr(model.parser, "reasoning_cls", None)
+    return cls.kwargs_after_build(template_kwargs) if cls is not None else template_kwargs
+
+
 def render_chat_request(
     model: ServedModel,
     request: ChatCompletionRequest,
@@ -322,7 +328,9 @@ def render_chat_request(
         "model": request.model,
         "reasoning_ended": reasoning_ended,
         "reasoning_parser_kwargs": (
-            {"chat_template_kwargs": template_kwargs} if has_reasoning else None
+            {"chat_template_kwargs": reasoning_kwargs_after_build(model, template_kwargs)}
+            if has_reasoning
+            else None
         ),
         "return_token_ids": request.return_token_ids,
         "output_mode": "tokens",

@@ -60,3 +60,11 @@ class DeepSeekV3ReasoningParser(_Switch):
 @reasoning_parser("holo2")
 class Holo2ReasoningParser(_Switch):
     default_thinking = True
+
+    @classmethod
+    def kwargs_after_build(cls, chat_template_kwargs: dict[str, Any]) -> dict[str, Any]:
+        # vLLM's constructor writes its default into a non-empty kwargs dict in place
+        kwargs = chat_template_kwargs
+        if kwargs and kwargs.get("thinking") is None and kwargs.get("enable_thinking") is None:
+            return {**kwargs, "thinking": True, "enable_thinking": True}
+        return kwargs
