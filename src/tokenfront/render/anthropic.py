@@ -13,6 +13,7 @@ from typing import Any
 import jinja2
 import jinja2.ext
 import jinja2.sandbox
+from pydantic import ValidationError
 
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.anthropic import (
@@ -83,9 +84,7 @@ def requires_system_first(template: str | None) -> bool:
     turns = [{"role": role, "content": "t"} for role in ("system", "user", "system", "user")]
     try:
         env.from_string(template).render(messages=turns, add_generation_prompt=False)
-    except jinja2.TemplateError:
-        return True
-    except Exception:  # vLLM would not start; refusing inline system turns is the safe side
+    except Exception:  # a TemplateError (any other error stops vLLM at start-up)
         return True
     return False
 
@@ -324,9 +323,13 @@ def to_chat_request(
 ) -> ChatCompletionRequest:
     """vLLM's conversion. Only the base fields are validated as a chat request; tool
     choice, tools, effort and format are set on the result unchecked, as vLLM sets them."""
+    try:
+        messages = chat_messages(request, merge_inline_system=merge_inline_system)
+    except (AttributeError, TypeError) as exc:  # e.g. a tool_result item whose text is not text
+        raise APIError(str(exc)) from None  # (vLLM: a 500)
     base = {
         "model": request.model,
-        "messages": chat_messages(request, merge_inline_system=merge_inline_system),
+        "messages": messages,
         "max_tokens": request.max_tokens,
         "max_completion_tokens": request.max_tokens,
         "stop": request.stop_sequences,
@@ -340,7 +343,10 @@ def to_chat_request(
         "vllm_xargs": request.vllm_xargs,
         "chat_template_kwargs": request.chat_template_kwargs,
     }
-    chat = ChatCompletionRequest.model_validate({k: v for k, v in base.items() if v is not None})
+    try:
+        chat = ChatCompletionRequest.model_validate({k: v for k, v in base.items() if v is not None})
+    except ValidationError as exc:  # vLLM: a ValueError in the handler, a 400
+        raise APIError(str(exc)) from None
     if request.stream:
         chat.stream = True
         chat.stream_options = StreamOptions(include_usage=True, continuous_usage_stats=True)
