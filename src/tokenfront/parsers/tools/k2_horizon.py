@@ -89,6 +89,8 @@ class K2HorizonToolParser(ToolParser):
     name = "k2_horizon"
     # Required and named tool choices parse the IFM format too (no forced JSON).
     supports_required_and_named = False
+    # vLLM's `engine_based_streaming`: alone (no reasoning parser) the pipeline is engine-based
+    engine_based = True
 
     @classmethod
     def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:
