@@ -333,6 +333,10 @@ class ToolParser:
     engine_based: ClassVar[bool] = False
     grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `parser_build_error`
 
+    def kept_text(self, text: str) -> str:
+        """The text a request without tool parsing keeps (`keeps_text_without_tool_choice`)."""
+        return text
+
     @classmethod
     def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:
         """Why the parser cannot be built for these template kwargs (vLLM's constructor raises;

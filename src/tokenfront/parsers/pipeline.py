@@ -244,7 +244,7 @@ class ChatOutputParser:
                 return [], tool.extract_tool_calls(content).content
             if tool.empty_section is not None and content is not None:
                 return [], drop_empty_sections(content, *tool.empty_section)
-            return [], content
+            return [], tool.kept_text(content) if content is not None else None
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)
         named = ctx.named_function if isinstance(choice, dict) else None
@@ -551,6 +551,7 @@ class ChatOutputParser:
                 text, st["kept"] = stream_dropping_empty_sections(
                     st.get("kept", ""), text, *tool.empty_section, final=finished
                 )
+            text = tool.kept_text(text)
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)

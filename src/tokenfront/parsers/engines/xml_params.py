@@ -175,6 +175,7 @@ class _Compiled:
                     literals.append((DROP, text))
                     self.has_drops = True
         self.id_terminals = id_terminals
+        self.drop_texts = tuple(text for name, text in literals if name == DROP)
         self.id_terminal_names = frozenset(id_terminals.values())
         self.table = LiteralTable(literals)
         self.scanner = TokenScanner(id_terminals, tokenizer)
@@ -249,6 +250,13 @@ class MarkupToolParser(ToolParser):
     def grammar_for(self, ctx: ParseContext) -> Grammar:
         """The grammar for this request (a spec may pick one by chat template kwargs)."""
         return self.grammar
+
+    def kept_text(self, text: str) -> str:
+        # the engine drops stray special tokens (`<|im_end|>` after a length cut) from any text
+        for special in self.c.drop_texts:
+            if special in text:
+                text = text.replace(special, "")
+        return text
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         """Raw argument markup of the call `name` -> JSON object text (the grammar's codec)."""
