@@ -30,6 +30,7 @@ _ENGINE_REASONING = frozenset(
     | {"deepseek_v4", "deepseek_v41", "step3p5", "mimo", "minicpmv", "glm47"}  # group A
     | {"plamo3", "gemma4", "inkling", "kimi_k3", "muse", "musespark1x", "muse_glimmer"}  # group C
     | {"ling3", "nemotron_v3", "granite_thinking_parser"}  # group B
+    | {"mistral"}  # MistralParser's adjust_request (a reasoning adapter too)
 )
 
 
