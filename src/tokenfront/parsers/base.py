@@ -230,6 +230,13 @@ def parser_build_error(
     return None
 
 
+def refuse_kwargs(parser: ReasoningParser | ToolParser, ctx: ParseContext) -> None:
+    """Raise the ValueError vLLM's constructor raises for template kwargs it refuses."""
+    message = parser.kwargs_error(ctx.chat_template_kwargs or {})
+    if message is not None:
+        raise ValueError(message)
+
+
 class ReasoningParser:
     """Splits model output into reasoning and content.
 
@@ -255,6 +262,7 @@ class ReasoningParser:
         return chat_template_kwargs
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        refuse_kwargs(self, ctx)
         self.tokenizer = tokenizer
         self.ctx = ctx
         # The tool parser vLLM builds into the same Parser (set by the pipeline).
@@ -359,6 +367,7 @@ class ToolParser:
         )
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        refuse_kwargs(self, ctx)
         self.tokenizer = tokenizer
         self.ctx = ctx
 

@@ -100,12 +100,8 @@ class K2HorizonToolParser(ToolParser):
         return None
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
-        super().__init__(tokenizer, ctx)
-        fmt = (ctx.chat_template_kwargs or {}).get("tool_call_format", "xml")
-        message = self.kwargs_error(ctx.chat_template_kwargs or {})
-        if message is not None:
-            raise ValueError(message)
-        self.format = fmt
+        super().__init__(tokenizer, ctx)  # (refuses an unknown format: kwargs_error)
+        self.format = (ctx.chat_template_kwargs or {}).get("tool_call_format", "xml")
 
     # ---- one call --------------------------------------------------------------------------
     def _check_name(self, name: Any) -> str:
