@@ -227,12 +227,16 @@ class ChatOutputParser:
             return True
         return tool.keeps_text_without_tool_choice and self.engine_based and not ctx.tools
 
+    @staticmethod
+    def _keeps_text(tool: ToolParser, ctx: ParseContext) -> bool:
+        """A request without tools whose text the parser keeps (`kept_text` still applies)."""
+        return tool.keeps_text_without_tool_choice and not ctx.tools
+
     def _markup_stripped(self, tool: ToolParser, ctx: ParseContext) -> bool:
         """Whether a skipped extraction still runs the parser for the content it returns
         (markup removed, calls dropped), as vLLM 0.33.0 does for engine-based pipelines;
         a parser that keeps the text does so only for requests without tools."""
-        keeps_text = tool.keeps_text_without_tool_choice and not ctx.tools
-        return self.engine_based and not keeps_text
+        return self.engine_based and not self._keeps_text(tool, ctx)
 
     def _extract_tool_calls(
         self, tool: ToolParser | None, content: str | None, ctx: ParseContext
@@ -244,7 +248,9 @@ class ChatOutputParser:
                 return [], tool.extract_tool_calls(content).content
             if tool.empty_section is not None and content is not None:
                 return [], drop_empty_sections(content, *tool.empty_section)
-            return [], tool.kept_text(content) if content is not None else None
+            if content is not None and self.engine_based and self._keeps_text(tool, ctx):
+                content = tool.kept_text(content)  # the engine still drops stray specials
+            return [], content
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)
         named = ctx.named_function if isinstance(choice, dict) else None
@@ -551,7 +557,8 @@ class ChatOutputParser:
                 text, st["kept"] = stream_dropping_empty_sections(
                     st.get("kept", ""), text, *tool.empty_section, final=finished
                 )
-            text = tool.kept_text(text)
+            if self.engine_based and self._keeps_text(tool, ctx):
+                text = tool.kept_text(text)
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)
