@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from tokenfront.protocol.requests import MAX_STOP_STRINGS
+from tokenfront.protocol.requests import MAX_STOP_STRINGS, apply_return_mm_kwargs_alias
 
 AnthropicEffort = Literal["low", "medium", "high", "xhigh", "max"]
 # The reasoning_effort a `thinking: {"type": "disabled"}` request renders with.
@@ -195,9 +195,7 @@ class AnthropicMessagesRequest(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _return_mm_kwargs_alias(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("return_mm_kwargs") is False and "mm_payload" not in data:
-            return {**data, "mm_payload": "none"}
-        return data
+        return apply_return_mm_kwargs_alias(data) if isinstance(data, dict) else data
 
     @model_validator(mode="after")
     def _budget_below_max_tokens(self) -> AnthropicMessagesRequest:

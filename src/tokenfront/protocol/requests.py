@@ -266,7 +266,8 @@ def _check_cache_salt(data: dict[str, Any]) -> None:
         )
 
 
-def _apply_return_mm_kwargs_alias(data: dict[str, Any]) -> dict[str, Any]:
+def apply_return_mm_kwargs_alias(data: dict[str, Any]) -> dict[str, Any]:
+    """The deprecated `return_mm_kwargs: false` as `mm_payload: "none"` (unless that is given)."""
     if data.get("return_mm_kwargs") is False and "mm_payload" not in data:
         data = {**data, "mm_payload": "none"}
     return data
@@ -602,6 +603,15 @@ def content_parts_accepted(role: str, parts: Sequence[Any]) -> bool:
     return loose and any(valid_content_part(p) for p in parts)
 
 
+def validated_lazily(role: str, content: Any) -> bool:
+    """Whether vLLM keeps this content as a lazy part iterator, validated only when iterated
+    (failing on the first part no schema takes): a non-empty object, or a part list the eager
+    schemas refuse (`content_parts_accepted`)."""
+    if isinstance(content, dict):
+        return bool(content)
+    return isinstance(content, (list, tuple)) and not content_parts_accepted(role, content)
+
+
 def check_message_shape(index: int, msg: Any) -> None:
     """The message checks vLLM's message schemas make at validation time."""
     if not isinstance(msg, dict):
@@ -756,7 +766,7 @@ class ChatCompletionRequest(_OpenAIModel):
         _check_response_format(data)
         _normalize_messages(data)
         _check_cache_salt(data)
-        return _apply_return_mm_kwargs_alias(data)
+        return apply_return_mm_kwargs_alias(data)
 
     # --- helpers -------------------------------------------------------------
 
@@ -862,7 +872,7 @@ class CompletionRequest(_OpenAIModel):
         if data.get("max_tokens") is None:
             data["max_tokens"] = 16
         _check_cache_salt(data)
-        return _apply_return_mm_kwargs_alias(data)
+        return apply_return_mm_kwargs_alias(data)
 
 
 def _check_prompt_present(data: dict[str, Any]) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from tokenfront.protocol.requests import (
     RequestValidationFailure,
     StructuredOutputsParams,
-    content_parts_accepted,
+    validated_lazily,
 )
 from tokenfront.render.harmony_tools import tools_section
 from tokenfront.render.structural_tags import output_format
@@ -110,14 +110,10 @@ def chat_messages(messages: Sequence[dict[str, Any]]) -> list[HarmonyMessage]:
 
 
 def _eager_content(msg: dict[str, Any]) -> Any:
-    """The content as vLLM's Harmony code sees it: parts vLLM validates lazily (see
-    `content_parts_accepted`) are an iterator there, which text flattening skips (None)."""
+    """The content as vLLM's Harmony code sees it: content it validates lazily is an iterator
+    there, which text flattening skips (None)."""
     content = msg.get("content")
-    if isinstance(content, dict) and content:
-        return None
-    if isinstance(content, (list, tuple)) and not content_parts_accepted(str(msg.get("role")), content):
-        return None
-    return content
+    return None if validated_lazily(str(msg.get("role")), content) else content
 
 
 def _part_texts(msg: dict[str, Any]) -> list[str]:

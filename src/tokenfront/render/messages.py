@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tokenfront.protocol.requests import RequestValidationFailure, content_parts_accepted
+from tokenfront.protocol.requests import RequestValidationFailure, validated_lazily
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text", "refusal", "thinking"})
 _SKIP_IF_EMPTY = ("text", "refusal")
@@ -153,10 +153,8 @@ def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
         parts: list[Any] = []
     elif isinstance(content, str):
         parts = [{"type": "text", "text": content}]
-    elif isinstance(content, (list, tuple)) and content_parts_accepted(role, content):
-        parts = list(content)
-    elif isinstance(content, dict) and not content:  # vLLM iterates it: no keys, no parts
-        parts = []
+    elif isinstance(content, (list, tuple, dict)) and not validated_lazily(role, content):
+        parts = [] if isinstance(content, dict) else list(content)  # `{}`: no keys, no parts
     else:
         # vLLM validates OpenAI-role content parts lazily, failing here.
         raise RequestValidationFailure(

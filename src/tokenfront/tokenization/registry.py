@@ -235,9 +235,10 @@ def load_model(options: ModelOptions) -> ServedModel:
     tokenizer_config = _read_json(tokenizer_dir / "tokenizer_config.json")
 
     if options.generation_config in ("auto", "vllm"):
-        generation_config = _read_json(model_dir / "generation_config.json")
-        if not (model_dir / "generation_config.json").is_file():
-            generation_config = generation_config_from_model_config(hf_config)
+        found = model_dir / "generation_config.json"
+        generation_config = (
+            _read_json(found) if found.is_file() else generation_config_from_model_config(hf_config)
+        )
     else:
         generation_config = _read_json(Path(options.generation_config) / "generation_config.json")
 
