@@ -123,3 +123,10 @@ def test_remaining_args() -> None:
     assert p.remaining_args(state) == ""
     fresh = p.initial_state()
     assert p.remaining_args(fresh) == ""
+
+
+def test_a_closed_list_followed_by_text_is_content() -> None:
+    # vLLM 0.33.0 (recorded, llama3-pythonic, finish_reason length keeps the eos text): the
+    # whole output does not parse, so it is content; no sibling is salvaged from it.
+    text = "[get_weather(city='Tokyo', days=3), search(query='best ramen', limit=5)]<|end_of_text|>"
+    assert oneshot(make("pythonic", "llama3"), text) == ([], text)

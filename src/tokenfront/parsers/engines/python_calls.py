@@ -34,6 +34,8 @@ from tokenfront.parsers.engines.schema_types import is_finite_json
 
 # Longer texts are treated as plain content rather than handed to the Python parser.
 MAX_PARSE_CHARS = 1_000_000
+# Prefixes parsed while salvaging a list that does not parse (each parse reads the prefix).
+MAX_SALVAGE_PARSES = 16
 
 
 class NotACallList(Exception):
@@ -145,9 +147,13 @@ def salvage_call_prefix(source: str) -> ast.Module | None:
     """The longest `[call(...), ...]` prefix of a list whose later element does not parse.
 
     vLLM's test_good_call_survives_unparsable_sibling: `[good(...), f(a='x 'y')]` keeps `good`.
+    A list that closes and parses but is followed by other text (`[a(), b()]<|end_of_text|>`)
+    is no broken sibling: None, so the output stays content as in vLLM 0.33.0.
     """
+    if _closes_before_text(source):
+        return None
     ends = [m.end() for m in re.finditer(r"\)\s*,", source)]
-    for end in reversed(ends):
+    for end in list(reversed(ends))[:MAX_SALVAGE_PARSES]:
         candidate = source[: end - 1].rstrip().rstrip(",") + "]"
         try:
             module = parse_module(candidate)
@@ -157,6 +163,28 @@ def salvage_call_prefix(source: str) -> ast.Module | None:
         if isinstance(node, ast.List) and node.elts:
             return module
     return None
+
+
+def _closes_before_text(source: str) -> bool:
+    """Whether a prefix of `source` that ends in `)]` with its brackets balanced parses, and
+    text follows it (parses tried: at most MAX_SALVAGE_PARSES)."""
+    tries = counted = squares = parens = 0
+    for close in _CLOSE_CALL_LIST.finditer(source):
+        piece = source[counted : close.end()]
+        squares += piece.count("[") - piece.count("]")
+        parens += piece.count("(") - piece.count(")")
+        counted = close.end()
+        if squares or parens:
+            continue
+        if not source[counted:].strip() or tries == MAX_SALVAGE_PARSES:
+            return False
+        tries += 1
+        try:
+            parse_module(source[:counted])
+        except (SyntaxError, ValueError, NotACallList):
+            continue
+        return True
+    return False
 
 
 # ---------------------------------------------------------------------------
