@@ -162,8 +162,9 @@ def test_mistral_reasoning_vector(vec: dict[str, Any]) -> None:
 @pytest.mark.parametrize("output", ["[THINK]a[/THINK]b", "<think>a</think>b", "[THINK]a</think>b"])
 def test_mistral_without_think_tokens_reads_either_marker_as_text(output: str) -> None:
     # vLLM 0.33.0 turns reasoning off for such a tokenizer; its tests assert the split for the
-    # `[THINK]` and the `<think>` encodings alike (docs/deviations.md).
-    parser = get_reasoning_parser("mistral")(tokenizer(), ParseContext())
+    # `[THINK]` and the `<think>` encodings alike (docs/deviations.md). The shared pre-v11 model
+    # has `[TOOL_CALLS]`, without which vLLM refuses the parser at start-up.
+    parser = get_reasoning_parser("mistral")(tokenizer("mistral"), ParseContext())
     assert parser.extract_reasoning(output) == ("a", "b")
     assert parser.extract_reasoning("plain answer") == (None, "plain answer")
 

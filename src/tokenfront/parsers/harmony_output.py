@@ -54,7 +54,8 @@ from tokenfront.parsers.engines.harmony_tokens import (
     new_state,
 )
 from tokenfront.parsers.engines.json_respace import finish, new_respace, respace
-from tokenfront.parsers.pipeline import ChatOutputParser, tool_call_id_type
+from tokenfront.parsers.pipeline import ChatOutputParser, ParserTokenizerError, tool_call_id_type
+from tokenfront.parsers.registry import get_reasoning_parser, get_tool_parser
 
 # (delta, channel, recipient, completed message, content type) of one accepted token.
 Segment = tuple[str, str | None, str | None, Message | None, str | None]
@@ -63,6 +64,7 @@ BUILTIN_TOOLS = frozenset({"python", "browser", "container"})
 HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
 # vLLM's gpt-oss model config sets this reasoning parser when none is given.
 DEFAULT_REASONING_PARSER = "openai_gptoss"
+HARMONY_TOOL_PARSER = "openai"
 
 
 def is_function_recipient(recipient: str | None) -> bool:
@@ -117,6 +119,19 @@ def tool_arguments(text: str, content_type: str | None) -> str:
 
 class HarmonyOutputParser(ChatOutputParser):
     """The configured parsers' switches, with Harmony message reading."""
+
+    composes_response_template = False  # vLLM's Harmony path builds the parsers as they are
+
+    def _check_tokenizer(self, model_name: str | None) -> None:
+        """Harmony reads with the gpt-oss parsers only (vLLM refuses any other at start-up)."""
+        super()._check_tokenizer(model_name)
+        for cls, wanted, kind in (
+            (self.reasoning_cls, get_reasoning_parser(DEFAULT_REASONING_PARSER), "GptOssReasoningParser"),
+            (self.tool_cls, get_tool_parser(HARMONY_TOOL_PARSER), "GptOssToolParser"),
+        ):
+            if cls is not None and cls is not wanted:
+                reason = f"Harmony requires {kind}, got {cls.__name__}."
+                raise ParserTokenizerError(self.refusal(model_name, reason))
 
     @property
     def reader(self) -> HarmonyReader:
@@ -333,4 +348,5 @@ def harmony_parser_for(options: ModelOptions, tokenizer: Any, model_type: str) -
         options.reasoning_parser or DEFAULT_REASONING_PARSER,
         options.enable_auto_tool_choice,
         tool_call_id_type(options.model),
+        model_name=options.model,
     )

@@ -48,6 +48,10 @@ from tokenfront.parsers.required import (
 )
 
 
+class ParserTokenizerError(ValueError):
+    """The configured parsers cannot work with the model's tokenizer (refused at start-up)."""
+
+
 def _forces_tool_calls(ctx: ParseContext) -> bool:
     return isinstance(ctx.tool_choice, dict) or ctx.tool_choice == "required"
 
@@ -59,6 +63,10 @@ def _blank(text: str | None) -> bool:
 class ChatOutputParser:
     """One served model's configured parsers."""
 
+    # vLLM composes response-template parsers (checking their tokenizer metadata) unless the
+    # model reads Harmony.
+    composes_response_template: bool = True
+
     def __init__(
         self,
         tokenizer: Any,
@@ -67,6 +75,7 @@ class ChatOutputParser:
         enable_auto_tools: bool,
         tool_call_id_type: str = "random",
         strict_tool_calling: bool = True,
+        model_name: str | None = None,
     ) -> None:
         self.tokenizer = tokenizer
         self.strict_tool_calling = strict_tool_calling
@@ -91,16 +100,36 @@ class ChatOutputParser:
         if len(families) > 1 and not any(f is None or isinstance(f, str) for f in families):
             # Cohere's filter classes (cmd3 / cmd4) mix: vLLM takes the reasoning parser's preset.
             self.whole_output = self.reasoning_cls.whole_output  # type: ignore[union-attr]
-        elif self.whole_output is not None:
+        elif self.whole_output is not None and self.composes_response_template:
             if len(families) > 1:
                 raise UnknownParserError(
                     f"--reasoning-parser {reasoning_parser_name} and --tool-call-parser "
                     f"{tool_parser_name} cannot be combined"
                 )
-            if isinstance(self.whole_output, str):  # a class (e.g. Cohere's filter) needs no template
-                check_template_tokenizer(
-                    tokenizer, reasoning_parser_name, tool_parser_name if self.tool_cls else None
-                )
+            if isinstance(self.whole_output, str):
+                # (a class, e.g. Cohere's filter, needs no template)
+                try:
+                    check_template_tokenizer(
+                        tokenizer, reasoning_parser_name, tool_parser_name if self.tool_cls else None
+                    )
+                except ValueError as exc:
+                    raise ParserTokenizerError(str(exc)) from exc
+        self._check_tokenizer(model_name)
+
+    def _check_tokenizer(self, model_name: str | None) -> None:
+        """vLLM's start-up check: the parsers can be built on this tokenizer (their marker
+        tokens exist). Raises `ParserTokenizerError` naming the flags, as vLLM refuses to start."""
+        try:
+            self._reasoning(ParseContext())
+            self._tool(ParseContext())
+        except Exception as exc:  # noqa: BLE001 - any constructor failure refuses the pair
+            raise ParserTokenizerError(self.refusal(model_name, str(exc))) from exc
+
+    def refusal(self, model_name: str | None, reason: str) -> str:
+        """vLLM's start-up refusal text for these parsers on a model's tokenizer."""
+        flags = [f"--tool-call-parser {self.tool_parser_name}"] if self.tool_cls else []
+        flags += [f"--reasoning-parser {self.reasoning_parser_name}"] if self.reasoning_cls else []
+        return f"{' and '.join(flags)} cannot be used with the tokenizer of {model_name!r}: {reason}"
 
     @property
     def active(self) -> bool:
@@ -632,6 +661,7 @@ def build_output_parser(options: ModelOptions, tokenizer: Any) -> ChatOutputPars
         options.enable_auto_tool_choice,
         tool_call_id_type(options.model),
         options.strict_tool_calling,
+        model_name=options.model,
     )
     # vLLM: a tool parser without --enable-auto-tool-choice and no reasoning parser is none.
     return parser if parser.active else None

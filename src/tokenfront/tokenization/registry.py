@@ -276,17 +276,7 @@ def load_model(options: ModelOptions) -> ServedModel:
             generation_config, options.generation_config
         ),
     )
-    from tokenfront.parsers.harmony_output import default_reasoning_parser, harmony_parser_for
-    from tokenfront.parsers.pipeline import build_output_parser
-
-    options.reasoning_parser = default_reasoning_parser(options, served.model_type)
-
-    try:
-        served.parser = harmony_parser_for(
-            options, tokenizer, served.model_type
-        ) or build_output_parser(options, tokenizer)
-    except (LookupError, ValueError) as exc:  # e.g. parsers that cannot be combined
-        raise ModelLoadError(f"cannot set up the output parsers of {served.name}: {exc}") from exc
+    served.parser = build_parsers(options, tokenizer, served.model_type, served.name)
     logger.info(
         "loaded model %s from %s (max_model_len=%d, vocab=%d)",
         served.name,
@@ -295,6 +285,21 @@ def load_model(options: ModelOptions) -> ServedModel:
         served.vocab_size,
     )
     return served
+
+
+def build_parsers(options: ModelOptions, tokenizer: Any, model_type: str, name: str) -> Any:
+    """A served model's output parsers (Harmony reading on gpt-oss; None when none is set),
+    built against its tokenizer. ModelLoadError where vLLM refuses to start with them."""
+    from tokenfront.parsers.harmony_output import default_reasoning_parser, harmony_parser_for
+    from tokenfront.parsers.pipeline import ParserTokenizerError, build_output_parser
+
+    options.reasoning_parser = default_reasoning_parser(options, model_type)
+    try:
+        return harmony_parser_for(options, tokenizer, model_type) or build_output_parser(options, tokenizer)
+    except ParserTokenizerError as exc:  # e.g. markers the tokenizer lacks: vLLM's own text
+        raise ModelLoadError(str(exc)) from exc
+    except (LookupError, ValueError) as exc:  # e.g. parsers that cannot be combined
+        raise ModelLoadError(f"cannot set up the output parsers of {name}: {exc}") from exc
 
 
 class ModelRegistry:

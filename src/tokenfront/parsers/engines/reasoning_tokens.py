@@ -24,6 +24,7 @@ class ThinkTokensParser(ReasoningParser):
     start_token: ClassVar[str] = "<think>"
     end_token: ClassVar[str] = "</think>"
     start_optional: ClassVar[bool] = False
+    label: ClassVar[str | None] = None  # the parser's name in vLLM's messages (default: the class)
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -31,8 +32,8 @@ class ThinkTokensParser(ReasoningParser):
         end_id = self.vocab_id(self.end_token)
         if start_id is None or end_id is None:
             raise ValueError(
-                f"{type(self).__name__} reasoning parser could not locate think start/end "
-                "tokens in the tokenizer!"
+                f"{self.label or type(self).__name__} reasoning parser could not locate think "
+                "start/end tokens in the tokenizer!"
             )
         self.start_id: int = start_id
         self.end_id: int = end_id
@@ -171,12 +172,13 @@ class EndOnlyParser(ReasoningParser):
     """Everything before the end marker is reasoning (vLLM's step3 parser)."""
 
     end_token: ClassVar[str] = "</think>"
+    label: ClassVar[str] = "Step3"  # the parser's name in vLLM's messages
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
         end_id = self.vocab_id(self.end_token)
         if end_id is None:
-            raise ValueError(f"{type(self).__name__} could not locate the think end token")
+            raise ValueError(f"{self.label} reasoning parser could not locate think end token in the tokenizer!")
         self.end_id: int = end_id
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:

@@ -75,6 +75,10 @@ def decode_prompt(tokenizer: Any, token_ids: Sequence[int] | None) -> str:
         return str(tokenizer.decode(list(token_ids), skip_special_tokens=False))
 
 
+# vLLM's text when a response-template parser is built on a tokenizer without the metadata.
+MISSING_TEMPLATE = "Parsing with a response template requires `response_template` metadata in the tokenizer configuration"
+
+
 def check_tokenizer(tokenizer: Any, reasoning_name: str | None, tool_name: str | None) -> None:
     """vLLM's start-up check: the tokenizer carries a valid template with the needed fields."""
     template = tokenizer_template(tokenizer)
@@ -143,7 +147,7 @@ class ResponseTemplateOutput:
     ) -> None:
         spec = tokenizer_template(tokenizer)
         if spec is None:
-            raise ValueError("Parsing with a response template requires `response_template` metadata")
+            raise ValueError(MISSING_TEMPLATE)
         self.template: Template = serving_template(spec)
         self.tokenizer = tokenizer
         self.ctx = ctx

@@ -24,6 +24,7 @@ def token_suffix(tokenizer: Any) -> str:
 
 class _HyThink(ThinkTokensParser):
     start_optional = True
+    label = "HYV3ReasoningParser"
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         suffix = token_suffix(tokenizer)

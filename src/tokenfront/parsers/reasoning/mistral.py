@@ -81,6 +81,8 @@ class MistralReasoningParser(GrammarReasoningParser):
     spec = _SPECS["either_text"]
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        if "[TOOL_CALLS]" not in vocab_of(tokenizer):  # vLLM's Mistral parser needs it, reasoning alone too
+            raise RuntimeError("Mistral parser could not locate the tool call token in the tokenizer!")
         self.encoding = _encoding(tokenizer)
         self.spec = _SPECS[self.encoding]  # type: ignore[misc]  # per tokenizer, not per class
         super().__init__(tokenizer, ctx)

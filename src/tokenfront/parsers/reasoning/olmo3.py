@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from tokenfront.parsers.base import DeltaMessage, JSONState, ReasoningParser
+from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
 from tokenfront.parsers.registry import reasoning_parser
 
 START = "<think>"
@@ -48,6 +49,11 @@ def _partial(delta: str, marker: str) -> bool:
 
 @reasoning_parser("olmo3")
 class Olmo3ReasoningParser(ReasoningParser):
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        for token in ("Ġ</", "</", "think", ">"):  # vLLM looks each up in the vocabulary
+            if self.vocab_id(token) is None:
+                raise KeyError(token)
     def _end_ids(self) -> tuple[list[int], list[int]]:
         first = [self.vocab_id(t) for t in ("Ġ</", "</")]
         rest = [self.vocab_id(t) for t in ("think", ">")]

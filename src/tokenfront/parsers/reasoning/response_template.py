@@ -8,10 +8,14 @@ the assistant message, `enable_thinking` false counting as ended when nothing de
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from tokenfront.parsers.base import ReasoningParser
-from tokenfront.parsers.engines.response_template import ResponseTemplateOutput
+from tokenfront.parsers.base import ParseContext, ReasoningParser
+from tokenfront.parsers.engines.response_template import (
+    MISSING_TEMPLATE,
+    ResponseTemplateOutput,
+    tokenizer_template,
+)
 from tokenfront.parsers.registry import reasoning_parser
 
 
@@ -19,6 +23,11 @@ from tokenfront.parsers.registry import reasoning_parser
 class HfReasoningParser(ReasoningParser):
     whole_output: ClassVar[str] = "hf"
     engine_based = True
+
+    def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
+        super().__init__(tokenizer, ctx)
+        if tokenizer_template(tokenizer) is None:  # as vLLM's constructor (e.g. under Harmony)
+            raise ValueError(MISSING_TEMPLATE)
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         try:

@@ -65,7 +65,7 @@ class LlamaJsonToolParser(JsonToolParser):
     def __init__(self, tokenizer: Any, ctx: Any) -> None:
         super().__init__(tokenizer, ctx)
         if self.vocab_id(PYTHON_TAG) is None:
-            raise RuntimeError(f"llama3_json needs the {PYTHON_TAG!r} token in the vocabulary")
+            raise RuntimeError(f"Llama3JsonToolParser could not locate the bot token {PYTHON_TAG!r} in the tokenizer.")
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         if PYTHON_TAG not in text and "{" not in text:
