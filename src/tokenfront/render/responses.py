@@ -41,6 +41,7 @@ from tokenfront.render.chat import (
 )
 from tokenfront.render.chat_params import resolve_chat_template_kwargs
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES
+from tokenfront.render.messages import PLAIN_MESSAGES
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
@@ -256,6 +257,7 @@ def to_chat_request(request: ResponsesRequest) -> ChatCompletionRequest:
     continue_final = continues_final_message(request.input)
     chat = ChatCompletionRequest.model_validate({"messages": [], "model": request.model})
     chat.messages = input_messages(request)
+    setattr(chat, PLAIN_MESSAGES, True)
     tools = function_tools(request.tools)
     chat.tools = tools if request.tools else None
     chat.tool_choice = chat_tool_choice(request.tool_choice) if request.tools else "none"
