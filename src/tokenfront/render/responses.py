@@ -24,6 +24,7 @@ from openai.types.responses.response_function_tool_call_output_item import (
 )
 
 from tokenfront.api.errors import APIError
+from tokenfront.parsers.registry import get_tool_parser
 from tokenfront.protocol.requests import (
     ChatCompletionNamedToolChoiceParam,
     ChatCompletionRequest,
@@ -284,6 +285,26 @@ def to_chat_request(request: ResponsesRequest) -> ChatCompletionRequest:
     return chat
 
 
+def adjust_hosted_only(model: ServedModel, request: ResponsesRequest, chat: ChatCompletionRequest) -> None:
+    """Tools that are all hosted ones (web search, MCP, ...) show the model no function, but
+    vLLM's tool parser still sees a tool list: "required" finds nothing to call, and parsers
+    that keep special tokens once tools are in play keep them."""
+    options = model.options
+    tool = options.tool_call_parser if options.enable_auto_tool_choice else None
+    if tool is None or not request.tools or chat.tools or chat.tool_choice == "none":
+        return
+    traits = adjust.TOOL_PARSERS.get(tool, adjust.ToolParserTraits())
+    forced = get_tool_parser(tool).forced_choice(options.strict_tool_calling)
+    if chat.tool_choice == "required" and (traits.structural_tag_model is not None or forced):
+        raise RequestValidationFailure(
+            "tool_choice requires a function call, but tools contains no function tool the "
+            "model can call.",
+            parameter="tool_choice",
+        )
+    if traits.kind in ("skip_if_tools", "kimi"):
+        chat.skip_special_tokens = False
+
+
 def tokenize_params(model: ServedModel, request: ResponsesRequest) -> TokenizeParams:
     params = TokenizeParams(
         max_total_tokens=model.max_model_len,
@@ -333,6 +354,7 @@ def render_responses_request(
     if token_ids is None:
         token_ids = render_prompt(model, chat, tok_params)[0]
     adjust.adjust_request(model, chat, token_ids, responses=True)
+    adjust_hosted_only(model, request, chat)
     if not token_ids:
         raise APIError("No token_ids rendered")
 
