@@ -8,7 +8,11 @@ pinned by tests/golden/vllm-responses.jsonl, replayed in process at the end of t
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -326,3 +330,80 @@ def test_required_tool_choice_forces_a_tool_call_grammar(llama3_json: ServedMode
     tag = json.loads(got["sampling_params"]["structured_outputs"]["structural_tag"])
     assert tag["format"]["at_least_one"] is True
     assert tag["format"]["tags"][0]["begin"] == '{"name": "get_weather", "parameters": '
+
+
+# --- vLLM's answers, replayed in process -------------------------------------------------
+# tests/golden/vllm-responses.jsonl (scripts/responses_diff.py --record-all), each case
+# through the app `tokenfront serve` builds for its config (the ASGI stack, no server process),
+# compared with the shared harness's rules. tests/parity/test_inprocess_parity.py leaves this
+# corpus to this module.
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = REPO / "tests" / "golden" / "vllm-responses.jsonl"
+CONFIGS = REPO / "tests" / "golden" / "configs-responses.json"
+PARITY = Path(os.environ.get("TOKENFRONT_SHARED", REPO.parent / "shared")) / "parity"
+
+
+def _golden_cases() -> list[Any]:
+    if not GOLDEN.is_file():
+        return []
+    cases = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases.sort(key=lambda case: case["config"])  # one app alive at a time
+    return [pytest.param(case, id=case["id"]) for case in cases]
+
+
+def _paritylib() -> Any:
+    if str(PARITY) not in sys.path:
+        sys.path.insert(0, str(PARITY))
+    import paritylib
+
+    return paritylib
+
+
+def _model_dir(model: str) -> Path:
+    """A config's model: under ../shared, or `repo:PATH` (built from `PATH-src/build.py` if any)."""
+    if not model.startswith("repo:"):
+        return PARITY.parent / model
+    path = REPO / model.removeprefix("repo:")
+    builder = path.with_name(path.name + "-src") / "build.py"
+    if builder.is_file():
+        spec = importlib.util.spec_from_file_location(f"_build_{path.name}", builder)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.build(path)
+    return path
+
+
+_clients: dict[str, Any] = {}
+
+
+def _client(name: str, config: dict[str, Any]) -> Any:
+    if name not in _clients:
+        from starlette.testclient import TestClient
+
+        from tokenfront import cli
+
+        for client in _clients.values():
+            client.__exit__(None, None, None)
+        _clients.clear()
+        argv = ["--model", str(_model_dir(config["model"])), "--served-model-name", config["served_model_name"],
+                *config.get("args", [])]
+        _clients[name] = TestClient(cli.app_from_argv(argv), raise_server_exceptions=False)
+        _clients[name].__enter__()
+    return _clients[name]
+
+
+@pytest.mark.skipif(not (PARITY / "paritylib.py").is_file(), reason=f"shared parity harness not found at {PARITY}")
+@pytest.mark.parametrize("case", _golden_cases())
+def test_golden_answer_matches_vllm(case: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = _paritylib()
+    config = lib.load_configs(CONFIGS)[case["config"]]
+    if not _model_dir(config["model"]).is_dir():
+        pytest.skip(f"model {config['model']} not available")
+    for name, value in config.get("env", {}).items():  # VLLM_SYSTEM_START_DATE for gpt-oss
+        monkeypatch.setenv(name, value)
+    client = _client(case["config"], config)
+    got = lib.run_case(client, str(client.base_url).rstrip("/"), case)
+    diffs = lib.compare_result(case, case, got)
+    assert not diffs, "\n".join(diffs)
