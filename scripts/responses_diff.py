@@ -39,6 +39,7 @@ TOOLS: list[dict[str, Any]] = [
         {"type": "function", "name": "search", "description": "CRM search"}]},
     {"type": "custom", "name": "run_sql", "description": "Run a SQL query"},
     {"type": "web_search"},
+    {"type": "web_search_preview"},
 ]
 # No URL images: a multimodal server would fetch them.
 IMAGE = {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}

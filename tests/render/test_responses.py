@@ -30,6 +30,7 @@ from tokenfront.render.responses import (
     function_tools,
     input_messages,
     render_responses_request,
+    request_structured_outputs,
     to_chat_request,
 )
 from tokenfront.tokenization.registry import ServedModel
@@ -252,7 +253,7 @@ def test_only_hosted_tools_leave_an_empty_tool_list() -> None:
 def test_text_format_and_structured_outputs_together_are_a_400() -> None:
     request = _request(text={"format": {"type": "json_object"}}, structured_outputs={"regex": "a"})
     with pytest.raises(RequestValidationFailure, match="Cannot specify both") as info:
-        to_chat_request(request)
+        request_structured_outputs(request)
     assert info.value.param == "structured_outputs"
 
 

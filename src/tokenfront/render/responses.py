@@ -41,14 +41,16 @@ from tokenfront.render.chat import (
     reused_prompt_ids,
 )
 from tokenfront.render.chat_params import resolve_chat_template_kwargs
-from tokenfront.render.harmony import HARMONY_MODEL_TYPES
+from tokenfront.render.harmony import HARMONY_MODEL_TYPES, harmony_sampling
 from tokenfront.render.messages import PLAIN_MESSAGES
+from tokenfront.render.responses_harmony import render_responses_harmony
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
     override_max_tokens,
     sampling_defaults,
 )
+from tokenfront.render.structural_tags import BUILTIN_TOOLS
 from tokenfront.render.tokens import TokenizeParams
 from tokenfront.tokenization.registry import ServedModel
 
@@ -252,12 +254,15 @@ def request_structured_outputs(request: ResponsesRequest) -> StructuredOutputsPa
     return None
 
 
-def to_chat_request(request: ResponsesRequest) -> ChatCompletionRequest:
+def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) -> ChatCompletionRequest:
     """The chat request vLLM's Responses render amounts to. Only the base is validated;
-    messages, tools and the rest are set unchecked, as vLLM hands them to the renderer."""
+    messages, tools and the rest are set unchecked, as vLLM hands them to the renderer.
+    A `text.format` beside `structured_outputs` is refused later (`request_structured_outputs`),
+    where vLLM refuses it."""
     continue_final = continues_final_message(request.input)
     chat = ChatCompletionRequest.model_validate({"messages": [], "model": request.model})
-    chat.messages = input_messages(request)
+    if with_messages:
+        chat.messages = input_messages(request)
     setattr(chat, PLAIN_MESSAGES, True)
     tools = function_tools(request.tools)
     chat.tools = tools if request.tools else None
@@ -271,7 +276,8 @@ def to_chat_request(request: ResponsesRequest) -> ChatCompletionRequest:
     chat.mm_processor_kwargs = request.mm_processor_kwargs
     chat.kv_transfer_params = request.kv_transfer_params
     chat.cache_salt = request.cache_salt
-    chat.structured_outputs = request_structured_outputs(request)
+    if request.structured_outputs is None or request.text is None or request.text.format is None:
+        chat.structured_outputs = request_structured_outputs(request)
     # sampling fields, read by `build_sampling_params`
     for name in (
         "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "presence_penalty",
@@ -340,21 +346,23 @@ def render_responses_request(
             err_type="invalid_request_error",
             param="previous_response_id",
         )
-    if model.model_type in HARMONY_MODEL_TYPES:
-        raise APIError(
-            "The Responses render of Harmony (gpt-oss) models is not supported by tokenfront.",
-            status=501,
-            err_type="NotImplementedError",
-        )
-    chat = to_chat_request(request)
+    harmony = model.model_type in HARMONY_MODEL_TYPES
+    chat = to_chat_request(request, with_messages=False)
     check_request_template(model, chat)
-    check_mm_kwargs(chat)
     tok_params = tokenize_params(model, request)
-    token_ids = reused_prompt_ids(model, chat)
-    if token_ids is None:
-        token_ids = render_prompt(model, chat, tok_params)[0]
-    adjust.adjust_request(model, chat, token_ids, responses=True)
-    adjust_hosted_only(model, request, chat)
+    if harmony:  # vLLM adjusts (the output format) before it builds the Harmony messages
+        request_structured_outputs(request)
+        setattr(chat, BUILTIN_TOOLS, any(tool.type != "function" for tool in request.tools))
+        adjust.adjust_request(model, chat, [], responses=True)
+        token_ids = render_responses_harmony(model, request, tok_params)
+    else:
+        chat.messages = input_messages(request)
+        check_mm_kwargs(chat)
+        reused = reused_prompt_ids(model, chat)
+        token_ids = render_prompt(model, chat, tok_params)[0] if reused is None else reused
+        request_structured_outputs(request)
+        adjust.adjust_request(model, chat, token_ids, responses=True)
+        adjust_hosted_only(model, request, chat)
     if not token_ids:
         raise APIError("No token_ids rendered")
 
@@ -364,6 +372,8 @@ def render_responses_request(
         model.max_model_len, request.max_output_tokens, len(token_ids), defaults, override_max_tokens(model), truncate
     )
     sampling, kv, ec = responses_sampling_params(chat, max_tokens, defaults, max_n)
+    if harmony and not getattr(chat, adjust.TOOL_SCHEMA, False):
+        sampling = harmony_sampling(sampling)
     template_kwargs = resolve_chat_template_kwargs(model, chat)
     return {
         "request_id": request.request_id,
