@@ -67,7 +67,8 @@ def _message(rng: random.Random, role: str) -> dict[str, Any]:
         msg["content"] = _text(rng)
     else:
         msg["content"] = _parts(rng, "input_text" if role != "assistant" else "output_text")
-    if rng.random() < 0.5:
+    # Without the type an assistant part list is no input item (a 400): mostly typed.
+    if rng.random() < (0.9 if role == "assistant" and isinstance(msg["content"], list) else 0.5):
         msg["type"] = "message"
     return msg
 
@@ -127,6 +128,22 @@ def _items(rng: random.Random) -> list[dict[str, Any]]:
     elif rng.random() < 0.05:
         items.append({**_reasoning(rng), "status": "in_progress"})
     return items
+
+
+# vLLM's `previous_input_messages` (read on Harmony models only): chat- or Harmony-shaped.
+PREVIOUS = [
+    {"role": "user", "content": "Earlier question"},
+    {"role": "assistant", "content": "Earlier answer"},
+    {"role": "system", "content": "old instructions"},
+    {"role": "assistant", "tool_calls": [{"id": "c0", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]},
+    {"role": "tool", "name": "get_weather", "content": [{"type": "text", "text": "rain"}]},
+    {"author": {"role": "assistant"}, "content": [{"type": "text", "text": "thinking"}], "channel": "analysis"},
+    {"author": {"role": "assistant"}, "content": "done", "channel": "final"},
+    {"author": {"role": "assistant"}, "content": "{}", "channel": "commentary", "recipient": "functions.search",
+     "content_type": "<|constrain|>json"},
+    {"author": {"role": "tool", "name": "functions.search"}, "content": "found", "channel": "commentary",
+     "recipient": "assistant"},
+]
 
 
 def _tool_choice(rng: random.Random, tools: list[dict[str, Any]]) -> Any:
@@ -234,6 +251,10 @@ def responses_request(rng: random.Random, model: str) -> dict[str, Any]:
             body[key] = rng.choice(values)
     if rng.random() < 0.04:
         body["previous_response_id"] = "resp_123"
+    if rng.random() < 0.08:
+        body["previous_input_messages"] = rng.sample(PREVIOUS, rng.randint(1, 4))
+        if rng.random() < 0.3:
+            body["input"] = ""
     if rng.random() < 0.12:
         _invalid(rng, body)
     return body

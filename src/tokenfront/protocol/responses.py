@@ -264,7 +264,7 @@ class ResponsesRequest(BaseModel):
     return_mm_kwargs: bool | None = None
     cache_salt: str | None = Field(default=None, min_length=1, max_length=1024)
     enable_response_messages: bool = False
-    previous_input_messages: list[dict[str, Any] | Any] | None = None
+    previous_input_messages: list[dict[str, Any]] | None = None
     structured_outputs: StructuredOutputsParams | None = None
     repetition_penalty: float | None = None
     seed: int | None = Field(None, ge=INT64_MIN, le=INT64_MAX)

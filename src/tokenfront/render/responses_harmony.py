@@ -9,6 +9,7 @@
   developer text as developer instructions), reasoning content on `analysis` (a summary is
   not read), function calls to `functions.NAME` on `commentary`, their outputs from
   `functions.NAME` (the matching earlier call of this request);
+- before them, vLLM's `previous_input_messages` (chat-shaped or Harmony-shaped dicts);
 - analysis messages before the last `final` one are dropped, as in the chat render.
 """
 
@@ -34,6 +35,7 @@ from tokenfront.render.harmony import (
 from tokenfront.render.tokens import TokenizeParams, check_token_ids
 from tokenfront.tokenization.registry import ServedModel
 
+HARMONY_ROLES = frozenset({"user", "assistant", "system", "developer", "tool"})
 # Tool types served by MCP builtin tools (not shown as functions).
 BUILTIN_TOOL_TYPES = frozenset({"code_interpreter", "web_search_preview", "container"})
 
@@ -99,7 +101,7 @@ def item_message(item: Any, calls: list[ResponseFunctionToolCall]) -> HarmonyMes
         if call is None:
             raise _input_error(f"No call message found for {call_id}")
         output = data["output"]
-        if not isinstance(output, str):  # (vLLM fails building the message: a 500)
+        if not isinstance(output, str):  # (vLLM's message model refuses it)
             raise _input_error("A function_call_output's output must be text for Harmony models.")
         return HarmonyMessage("tool", [output], author=f"functions.{call.name}", channel="commentary", recipient="assistant")
     if kind == "reasoning":
@@ -114,14 +116,90 @@ def item_message(item: Any, calls: list[ResponseFunctionToolCall]) -> HarmonyMes
     raise _input_error(f"Unknown input type: {kind}")
 
 
+def _unsupported(what: str) -> APIError:
+    return APIError(f"previous_input_messages: {what} is not supported by tokenfront.", param="previous_input_messages")
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [part.get("text", "") if isinstance(part, dict) else "" for part in content]
+    raise _unsupported("content that is neither text nor a part list")
+
+
+def _role(role: Any) -> str:
+    if role not in HARMONY_ROLES:
+        raise RequestValidationFailure(f"{role!r} is not a valid Role", parameter="previous_input_messages")
+    return str(role)
+
+
+def _harmony_format(msg: dict[str, Any]) -> HarmonyMessage:
+    """A message in Harmony's own shape (`author`, `content`, `channel`, `recipient`, ...)."""
+    author = msg["author"]
+    role, name = _role(author.get("role")), author.get("name")
+    content = msg.get("content", "")
+    parts = _texts(content) if isinstance(content, (str, list)) else [""]
+    channel, recipient, content_type = msg.get("channel") or None, msg.get("recipient") or None, msg.get("content_type")
+    if name and role != "tool":
+        raise _unsupported("an author name on a non-tool message")
+    if content_type:
+        if not (role == "assistant" and recipient and channel):
+            raise _unsupported("a content type outside an assistant tool call")
+        content_type = content_type.removeprefix("<|constrain|>")  # (rendered once either way)
+        return HarmonyMessage(role, parts, channel=channel, recipient=recipient, tool_call=True, content_type=content_type)
+    return HarmonyMessage(role, parts, author=name or None, channel=channel, recipient=recipient)
+
+
+def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
+    """A chat-shaped message (`role`, `content`, `tool_calls`, ...)."""
+    role = msg.get("role")
+    if role is None:
+        raise RequestValidationFailure(f"Message has no 'role' key: {msg}", parameter="input")
+    calls = msg.get("tool_calls")
+    if role == "assistant" and calls:
+        return [
+            HarmonyMessage(
+                "assistant",
+                [(call.get("function") or {}).get("arguments", "") or ""],
+                channel="commentary",
+                recipient=f"functions.{(call.get('function') or {}).get('name', '')}",
+                tool_call=True,
+            )
+            for call in calls
+        ]
+    if role == "tool":
+        name = msg.get("name") or ""
+        author = name if not name or name.startswith("functions.") else f"functions.{name}"
+        text = _flatten(msg.get("content")) or ""
+        return [HarmonyMessage("tool", [text], author=author, channel="commentary", recipient="assistant")]
+    if role in ("system", "developer"):
+        return []  # (instructions come from this request only)
+    return [HarmonyMessage(_role(role), _texts(msg.get("content", "")))]
+
+
+def previous_messages(request: ResponsesRequest) -> list[HarmonyMessage]:
+    """vLLM's `previous_input_messages` extension, without system / developer messages."""
+    out: list[HarmonyMessage] = []
+    for msg in request.previous_input_messages or []:
+        if isinstance(msg.get("author"), dict):
+            converted = [_harmony_format(msg)]
+        else:
+            converted = _chat_format(msg)
+        out.extend(m for m in converted if m.role not in ("system", "developer"))
+    return out
+
+
 def harmony_messages(request: ResponsesRequest, effort: str | None) -> list[HarmonyMessage]:
     items = request.input
     instructions = request.instructions
     if instructions is None and isinstance(items, list):
         instructions, items = leading_instructions(items)
     messages = preamble(instructions, request.tools, effort)
+    messages += previous_messages(request)
     if isinstance(items, str):
-        messages.append(HarmonyMessage("user", [items]))
+        if items or not request.previous_input_messages:
+            messages.append(HarmonyMessage("user", [items]))
         return messages
     calls: list[ResponseFunctionToolCall] = []
     for item in items:
@@ -135,8 +213,6 @@ def harmony_messages(request: ResponsesRequest, effort: str | None) -> list[Harm
 
 def render_responses_harmony(model: ServedModel, request: ResponsesRequest, params: TokenizeParams) -> list[int]:
     """Prompt ids of a Responses request on a gpt-oss model (truncation and length checked)."""
-    if request.previous_input_messages:
-        raise APIError("previous_input_messages is not supported by tokenfront.", param="previous_input_messages")
     effort: str | None = request.reasoning.effort if request.reasoning is not None else None
     effort_map = model.options.reasoning_effort_map
     if effort is not None and effort_map:
