@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from tokenfront.render.responses import (
     request_structured_outputs,
     to_chat_request,
 )
+from tokenfront.render.responses_harmony import harmony_messages, preamble
 from tokenfront.tokenization.registry import ServedModel
 
 WEATHER = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
@@ -46,6 +48,18 @@ def _request(**fields: Any) -> ResponsesRequest:
 
 def _messages(items: Any, **fields: Any) -> list[dict[str, Any]]:
     return input_messages(_request(input=items, **fields))
+
+
+def test_the_openai_sdk_is_imported_by_the_responses_route_only() -> None:
+    code = (
+        "import sys\n"
+        "from tokenfront.api import deferred\n"
+        "deferred.load_request_modules()\n"
+        "import tokenfront.api.app, tokenfront.render.anthropic\n"
+        "print('openai' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 # --- validation --------------------------------------------------------------------------
@@ -331,6 +345,75 @@ def test_required_tool_choice_forces_a_tool_call_grammar(llama3_json: ServedMode
     tag = json.loads(got["sampling_params"]["structured_outputs"]["structural_tag"])
     assert tag["format"]["at_least_one"] is True
     assert tag["format"]["tags"][0]["begin"] == '{"name": "get_weather", "parameters": '
+
+
+# --- gpt-oss: Harmony ---------------------------------------------------------------------
+
+
+def test_harmony_instructions_come_from_a_leading_system_item() -> None:
+    request = _request(input=[{"role": "developer", "content": [{"type": "input_text", "text": "Be "}, {"type": "input_text", "text": "brief"}]},
+                              {"role": "user", "content": "Hi"}])
+    messages = harmony_messages(request, None)
+    assert [m.role for m in messages] == ["system", "developer", "user"]
+    assert messages[1].parts == ["# Instructions\n\nBe brief"]
+
+
+def test_harmony_items_become_channel_messages() -> None:
+    request = _request(input=[
+        {"role": "user", "content": "Weather?"},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "ignored"}]},
+        {"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text", "text": "a"}, {"type": "reasoning_text", "text": "b"}]},
+        {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Sunny."}]},
+    ])
+    got = [(m.role, m.author, m.channel, m.recipient, m.parts) for m in harmony_messages(request, "low")[1:]]
+    assert got == [
+        ("user", None, None, None, ["Weather?"]),
+        ("assistant", None, "analysis", None, ["a\nb"]),
+        ("assistant", None, "commentary", "functions.get_weather", ["{}"]),
+        ("tool", "functions.get_weather", "commentary", "assistant", ["sunny"]),
+        ("assistant", None, "final", None, ["Sunny."]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("items", "message"),
+    [
+        ([{"type": "function_call_output", "call_id": "nope", "output": "x"}], "No call message found for nope"),
+        ([{"type": "custom_tool_call_output", "call_id": "c", "output": "x"}], "Unknown input type: custom_tool_call_output"),
+    ],
+)
+def test_harmony_item_errors_are_invalid_request_errors(items: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(APIError, match=message) as info:
+        harmony_messages(_request(input=items), None)
+    assert (info.value.err_type, info.value.param) == ("invalid_request_error", "input")
+
+
+def test_harmony_builtin_only_tools_add_no_developer_message() -> None:
+    assert [m.role for m in preamble(None, _request(tools=[{"type": "web_search_preview"}]).tools, None)] == ["system"]
+
+
+def test_harmony_refuses_custom_tools_and_unknown_efforts() -> None:
+    with pytest.raises(RequestValidationFailure, match="tool type 'custom' is not supported"):
+        preamble(None, _request(tools=[{"type": "custom", "name": "x"}]).tools, None)
+    with pytest.raises(RequestValidationFailure, match="Supported values are: high, medium, low"):
+        preamble(None, [], "none")
+
+
+def test_harmony_previous_input_messages_drop_instructions() -> None:
+    request = _request(input="", previous_input_messages=[
+        {"role": "system", "content": "old"},
+        {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "name": "f", "content": "r"},
+        {"author": {"role": "assistant"}, "content": "{}", "channel": "commentary", "recipient": "functions.g", "content_type": "<|constrain|>json"},
+    ])
+    got = [(m.role, m.author, m.recipient, m.tool_call, m.content_type) for m in harmony_messages(request, None)[1:]]
+    assert got == [
+        ("assistant", None, "functions.f", True, "json"),
+        ("tool", "functions.f", "assistant", False, "json"),
+        ("assistant", None, "functions.g", True, "json"),
+    ]  # and no user message for the empty input
 
 
 # --- vLLM's answers, replayed in process -------------------------------------------------
