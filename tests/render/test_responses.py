@@ -204,6 +204,7 @@ def test_user_and_system_items_pass_through() -> None:
         ({"type": "reasoning", "summary": [], "encrypted_content": "xx"}, "Encrypted content"),
         ({"type": "item_reference", "id": "msg_1"}, "Unsupported input item type: item_reference"),
         ({"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]}, "output_text"),
+        ({"type": "message", "role": "assistant", "content": []}, "output_text"),  # (vLLM: 500s)
     ],
 )
 def test_unusable_items_are_400s(item: dict[str, Any], message: str) -> None:
@@ -310,6 +311,24 @@ def test_max_output_tokens_beyond_the_context_is_a_400(qwen3_plain: ServedModel)
     with pytest.raises(RequestValidationFailure) as info:
         render_responses_request(qwen3_plain, _request(max_output_tokens=10**7))
     assert info.value.param == "max_output_tokens"
+
+
+def test_forced_tool_schema_beside_own_structured_outputs_is_a_400() -> None:
+    """vLLM's JSON-forcing tool parsers (pythonic here) write the tool schema into `text.format`."""
+    path = Path(os.environ["TOKENFRONT_TEST_MODELS"]) / "llama3"
+    if not path.is_dir():
+        pytest.skip("shared llama3 model not available")
+    from tokenfront.config import ModelOptions
+    from tokenfront.tokenization.registry import load_model
+
+    model = load_model(ModelOptions(model=str(path), served_model_name=["llama3"], tool_call_parser="pythonic",
+                                    enable_auto_tool_choice=True))
+    request = _request(tools=[WEATHER], tool_choice={"type": "function", "name": "get_weather"},
+                       structured_outputs={"choice": ["yes", "no"]})
+    with pytest.raises(RequestValidationFailure, match="Cannot specify both") as info:
+        render_responses_request(model, request)
+    assert info.value.param == "structured_outputs"
+    assert "structured_outputs" in render_responses_request(model, _request(structured_outputs={"choice": ["a"]}))["sampling_params"]
 
 
 # --- the render --------------------------------------------------------------------------

@@ -180,6 +180,11 @@ def json_schema_from_tools(request: ChatCompletionRequest) -> dict[str, Any] | N
     return schema
 
 
+# Set on the chat form of a Responses request with its own `structured_outputs`: vLLM puts a
+# forced tool schema into the request's `text.format`, and the two together are refused.
+OWN_STRUCTURED_OUTPUTS = "_own_structured_outputs"
+
+
 def _base_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None:
     if not request.tools:
         return
@@ -189,6 +194,10 @@ def _base_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None
     if not forced_json:
         return
     schema = json_schema_from_tools(request)
+    if schema is not None and getattr(request, OWN_STRUCTURED_OUTPUTS, False):
+        raise RequestValidationFailure(
+            "Cannot specify both structured_outputs and text.format", parameter="structured_outputs"
+        )
     if schema is not None:
         request.structured_outputs = StructuredOutputsParams.model_validate({"json": schema})
         request.response_format = None

@@ -278,6 +278,7 @@ def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) ->
     chat.cache_salt = request.cache_salt
     if request.structured_outputs is None or request.text is None or request.text.format is None:
         chat.structured_outputs = request_structured_outputs(request)
+    setattr(chat, adjust.OWN_STRUCTURED_OUTPUTS, request.structured_outputs is not None)
     # sampling fields, read by `build_sampling_params`
     for name in (
         "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "presence_penalty",
