@@ -238,9 +238,13 @@ def chat_tool_choice(choice: Any) -> Any:
 # --- the chat request --------------------------------------------------------------------
 
 
+def _text_format(request: ResponsesRequest) -> Any:
+    return request.text.format if request.text is not None else None
+
+
 def request_structured_outputs(request: ResponsesRequest) -> StructuredOutputsParams | None:
     """The output constraint of `text.format` or `structured_outputs` (not both)."""
-    fmt = request.text.format if request.text is not None else None
+    fmt = _text_format(request)
     if fmt is None:
         return request.structured_outputs
     if request.structured_outputs is not None:
@@ -276,9 +280,10 @@ def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) ->
     chat.mm_processor_kwargs = request.mm_processor_kwargs
     chat.kv_transfer_params = request.kv_transfer_params
     chat.cache_salt = request.cache_salt
-    if request.structured_outputs is None or request.text is None or request.text.format is None:
+    own = request.structured_outputs is not None
+    if not (own and _text_format(request) is not None):
         chat.structured_outputs = request_structured_outputs(request)
-    setattr(chat, adjust.OWN_STRUCTURED_OUTPUTS, request.structured_outputs is not None)
+    setattr(chat, adjust.OWN_STRUCTURED_OUTPUTS, own)
     # sampling fields, read by `build_sampling_params`
     for name in (
         "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "presence_penalty",
@@ -329,7 +334,7 @@ def responses_sampling_params(
     chat: ChatCompletionRequest, max_tokens: int, defaults: dict[str, Any], max_n: int
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
     """vLLM's `ResponsesRequest.to_sampling_params` (JSON, kv / ec transfer params hoisted):
-    the chat rules on the fields a Responses request has, `extra_args` always present."""
+    the chat rules on the fields a Responses request has; `extra_args` is `{}` when empty."""
     return build_sampling_params(chat, max_tokens, defaults, max_n=max_n, always_extra_args=True)
 
 
@@ -340,7 +345,8 @@ def render_responses_request(
     header_request_id: str | None = None,
     max_n: int = 16384,
 ) -> dict[str, Any]:
-    """A Responses request to its `GenerateRequest` (the request id is the body's own)."""
+    """A Responses request to its `GenerateRequest`. The request id is the body's own: vLLM's
+    Responses render does not read the `X-Request-Id` header (`header_request_id`)."""
     if request.previous_response_id is not None:
         raise APIError(
             "previous_response_id is not supported by the stateless render endpoint.",
