@@ -280,6 +280,7 @@ def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) ->
     chat.mm_processor_kwargs = request.mm_processor_kwargs
     chat.kv_transfer_params = request.kv_transfer_params
     chat.cache_salt = request.cache_salt
+    chat.mm_payload = request.mm_payload
     own = request.structured_outputs is not None
     if not (own and _text_format(request) is not None):
         chat.structured_outputs = request_structured_outputs(request)
@@ -357,6 +358,7 @@ def render_responses_request(
     chat = to_chat_request(request, with_messages=False)
     check_request_template(model, chat)
     tok_params = tokenize_params(model, request)
+    features: list[dict[str, Any]] = []  # image inputs on vision checkpoints
     if harmony:  # vLLM adjusts (the output format) before it builds the Harmony messages
         request_structured_outputs(request)
         setattr(chat, BUILTIN_TOOLS, any(tool.type != "function" for tool in request.tools))
@@ -366,7 +368,7 @@ def render_responses_request(
         chat.messages = input_messages(request)
         check_mm_kwargs(chat)
         reused = reused_prompt_ids(model, chat)
-        token_ids = render_prompt(model, chat, tok_params)[0] if reused is None else reused
+        token_ids = reused if reused is not None else render_prompt(model, chat, tok_params, features_out=features)[0]
         request_structured_outputs(request)
         adjust.adjust_request(model, chat, token_ids, responses=True)
         adjust_hosted_only(model, request, chat)
@@ -386,7 +388,7 @@ def render_responses_request(
         "request_id": request.request_id,
         "token_ids": token_ids,
         "token_offsets": None,
-        "features": None,
+        "features": features[0] if features else None,
         "content_parts": None,
         "sampling_params": sampling,
         "model": request.model,
