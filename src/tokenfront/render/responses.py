@@ -357,16 +357,17 @@ def render_responses_request(
     harmony = model.model_type in HARMONY_MODEL_TYPES
     chat = to_chat_request(request, with_messages=False)
     check_request_template(model, chat)
-    tok_params = tokenize_params(model, request)
     features: list[dict[str, Any]] = []  # image inputs on vision checkpoints
+    # (vLLM's order: the messages, then the output-token check of the tokenize params)
     if harmony:  # vLLM adjusts (the output format) before it builds the Harmony messages
         request_structured_outputs(request)
         setattr(chat, BUILTIN_TOOLS, any(tool.type != "function" for tool in request.tools))
         adjust.adjust_request(model, chat, [], responses=True)
-        token_ids = render_responses_harmony(model, request, tok_params)
+        token_ids = render_responses_harmony(model, request, lambda: tokenize_params(model, request))
     else:
         chat.messages = input_messages(request)
         check_mm_kwargs(chat)
+        tok_params = tokenize_params(model, request)
         reused = reused_prompt_ids(model, chat)
         token_ids = reused if reused is not None else render_prompt(model, chat, tok_params, features_out=features)[0]
         request_structured_outputs(request)

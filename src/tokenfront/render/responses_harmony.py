@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from openai.types.responses import FunctionTool, ResponseFunctionToolCall
@@ -211,13 +212,17 @@ def harmony_messages(request: ResponsesRequest, effort: str | None) -> list[Harm
     return messages
 
 
-def render_responses_harmony(model: ServedModel, request: ResponsesRequest, params: TokenizeParams) -> list[int]:
-    """Prompt ids of a Responses request on a gpt-oss model (truncation and length checked)."""
+def render_responses_harmony(
+    model: ServedModel, request: ResponsesRequest, tokenize_params: Callable[[], TokenizeParams]
+) -> list[int]:
+    """Prompt ids of a Responses request on a gpt-oss model (truncation and length checked with
+    the params, built once the messages are)."""
     effort: str | None = request.reasoning.effort if request.reasoning is not None else None
     effort_map = model.options.reasoning_effort_map
     if effort is not None and effort_map:
         effort = effort_map.get(effort, effort)
     messages = drop_old_analysis(harmony_messages(request, effort))
+    params = tokenize_params()
     has_functions = any(m.tools for m in messages if m.role == "developer")
     messages[0].parts = [_system_text(effort or "medium", conversation_date(), has_functions)]
     return check_token_ids(model, HarmonyEncoder(model.tokenizer).prompt_ids(messages), params)
