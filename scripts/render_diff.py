@@ -203,7 +203,10 @@ def completion_request(rng: random.Random, model: str) -> dict[str, Any]:
 
 
 def _post(client: httpx.Client, url: str, endpoint: str, body: dict[str, Any]) -> tuple[int, Any]:
-    r = client.post(url + endpoint, json=body)
+    try:
+        r = client.post(url + endpoint, json=body)
+    except httpx.TransportError:  # vLLM closes the connection after an unhandled exception (a 500)
+        r = client.post(url + endpoint, json=body)
     try:
         return r.status_code, r.json()
     except ValueError:

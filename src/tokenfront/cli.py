@@ -53,7 +53,7 @@ examples:
   TOKENFRONT_API_KEY=s3cret tokenfront serve --host 0.0.0.0 --workers 2
 
 endpoints: POST /v1/chat/completions/render, /v1/completions/render, /v1/messages/render,
-  /v1/chat/completions/derender, /v1/completions/derender, /tokenize, /detokenize;
+  /v1/responses/render, /v1/chat/completions/derender, /v1/completions/derender, /tokenize, /detokenize;
   GET /v1/models, /health, /version, /metrics (Prometheus).
 signals: SIGTERM/SIGINT stop accepting connections and let in-flight requests finish
   (up to --shutdown-timeout seconds).

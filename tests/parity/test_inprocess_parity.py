@@ -34,7 +34,8 @@ CORPORA: list[tuple[str, Path, Path]] = [
     *[
         (path.stem.removeprefix("vllm-"), path, GOLDEN_DIR / f"configs-{path.stem.removeprefix('vllm-')}.json")
         for path in sorted(GOLDEN_DIR.glob("vllm-*.jsonl"))
-        if path.name != "vllm-parsers.jsonl"
+        # (the Responses corpus is replayed by tests/render/test_responses.py)
+        if path.name not in ("vllm-parsers.jsonl", "vllm-responses.jsonl")
     ],
 ]
 

@@ -180,6 +180,11 @@ def json_schema_from_tools(request: ChatCompletionRequest) -> dict[str, Any] | N
     return schema
 
 
+# Set on the chat form of a Responses request with its own `structured_outputs`: vLLM puts a
+# forced tool schema into the request's `text.format`, and the two together are refused.
+OWN_STRUCTURED_OUTPUTS = "_own_structured_outputs"
+
+
 def _base_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None:
     if not request.tools:
         return
@@ -189,6 +194,10 @@ def _base_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None
     if not forced_json:
         return
     schema = json_schema_from_tools(request)
+    if schema is not None and getattr(request, OWN_STRUCTURED_OUTPUTS, False):
+        raise RequestValidationFailure(
+            "Cannot specify both structured_outputs and text.format", parameter="structured_outputs"
+        )
     if schema is not None:
         request.structured_outputs = StructuredOutputsParams.model_validate({"json": schema})
         request.response_format = None
@@ -209,8 +218,10 @@ def _harmony_lax_tool_adjust(request: ChatCompletionRequest, forced_json: bool) 
         setattr(request, TOOL_SCHEMA, True)
 
 
-def _mistral_adjust(request: ChatCompletionRequest) -> None:
+def _mistral_adjust(request: ChatCompletionRequest, responses: bool) -> None:
     request.skip_special_tokens = False
+    if responses:  # a Responses request gets no pre-v11 tool schema
+        return
     named = request.named_tool_choice is not None
     if not (request.tool_choice == "required" or named):
         return
@@ -230,6 +241,7 @@ def _tool_adjust(
     forced_json: bool = True,
     strict_tool_calling: bool = True,
     token_suffix: str = "",
+    responses: bool = False,
 ) -> None:
     """One tool parser's adjustments (`forced_json`: required / named force the tools' JSON
     schema, the parser's `forced_choice`); without strict tool calling vLLM applies no
@@ -248,7 +260,7 @@ def _tool_adjust(
             request.skip_special_tokens = False
         return
     if kind == "mistral":
-        _mistral_adjust(request)
+        _mistral_adjust(request, responses)
         return
     if traits.structural_tag_model == "harmony" and not strict_tool_calling:
         _harmony_lax_tool_adjust(request, forced_json)
@@ -258,8 +270,11 @@ def _tool_adjust(
         request.skip_special_tokens = False
 
 
-def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_ids: list[int]) -> None:
-    """Apply the configured parsers' request adjustments in place."""
+def adjust_request(
+    model: ServedModel, request: ChatCompletionRequest, prompt_ids: list[int], *, responses: bool = False
+) -> None:
+    """Apply the configured parsers' request adjustments in place (`responses`: for the
+    chat form of a Responses request)."""
     options = model.options
     reasoning = options.reasoning_parser or None
     tool = options.tool_call_parser if options.enable_auto_tool_choice else None
@@ -287,6 +302,7 @@ def adjust_request(model: ServedModel, request: ChatCompletionRequest, prompt_id
             get_tool_parser(tool).forced_choice(options.strict_tool_calling),
             options.strict_tool_calling,
             structural_tags_hy_v4.token_suffix(model.tokenizer) if tool == "hy_v4" else "",
+            responses,
         )
         if tool in _NO_SPECIAL_TOKEN_SPACING:
             request.spaces_between_special_tokens = False

@@ -29,7 +29,7 @@ from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_f
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES
 from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
 from tokenfront.render.media_inputs import check_media_support
-from tokenfront.render.messages import to_conversation
+from tokenfront.render.messages import PLAIN_MESSAGES, to_conversation
 from tokenfront.render.mistral import (
     check_mistral_request,
     is_mistral_tokenizer,
@@ -181,6 +181,7 @@ def render_prompt(
             features_out.append(k3_images.features)
         return ids, None
     tools = request.tool_dicts()
+    lazy = not getattr(request, PLAIN_MESSAGES, False)
     template = select_template(model, request.chat_template, tools)
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
@@ -195,7 +196,7 @@ def render_prompt(
         images = request_images(model, mode, request.messages)  # image parts on V4.1 vision
         messages = request.messages if images is None else images.messages
         check_media_support(model, messages)
-        conversation = to_conversation(messages, encoder_content_format(mode))
+        conversation = to_conversation(messages, encoder_content_format(mode), lazy=lazy)
         text = encode_prompt(mode, conversation, tools, kwargs, messages)
         if images is not None:
             return images.tokenize(
@@ -204,7 +205,7 @@ def render_prompt(
         return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)
     check_media_support(model, request.messages)
     content_format = resolve_content_format(template, model.options.chat_template_content_format)
-    conversation = to_conversation(request.messages, content_format)
+    conversation = to_conversation(request.messages, content_format, lazy=lazy)
     assert template is not None  # checked above: only encoder modes render without one
     text = render_chat(model.tokenizer, template, conversation, tools, kwargs)
     return encode_text_with_offsets(model, text, tok_params, want_offsets=want_offsets)

@@ -50,7 +50,8 @@ class HarmonyMessage:
     author: str | None = None  # a tool result's author (`functions.NAME`)
     channel: str | None = None
     recipient: str | None = None
-    tool_call: bool = False  # an assistant call: `assistant to=RECIPIENT<|channel|>C json`
+    tool_call: bool = False  # an assistant call: `assistant to=RECIPIENT<|channel|>C TYPE`
+    content_type: str = "json"
     tools: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -240,9 +241,9 @@ class HarmonyEncoder:
     def message_ids(self, msg: HarmonyMessage) -> list[int]:
         if msg.tool_call:  # vLLM keeps gpt-oss's own call header shape for past calls
             ids = [self.start, *self.text(f"assistant to={msg.recipient}"), self.channel]
-            ids += [*self.text(f"{msg.channel} json"), self.message]
+            ids += [*self.text(f"{msg.channel} {msg.content_type}"), self.message]
         else:
-            ids = [self.start, *self.text(msg.author or msg.role)]
+            ids = [self.start, *self.text(msg.author if msg.author is not None else msg.role)]
             if msg.channel is not None:
                 ids += [self.channel, *self.text(msg.channel)]
             if msg.recipient is not None:

@@ -50,6 +50,9 @@ _KNOWN_PART_KEYS = frozenset(
     }
 )
 _BILLING_HEADER = "x-anthropic-billing-header"
+# Set on a chat request whose messages vLLM never validated as chat messages (the chat form
+# of a Responses request): their content parts are not validated lazily.
+PLAIN_MESSAGES = "_plain_messages"
 _CLAIMED_BY_TYPELESS = (
     "image_url",
     "image_pil",
@@ -144,7 +147,7 @@ def _strip_billing_header(parts: list[Any]) -> list[Any]:
     return out
 
 
-def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
+def _convert_message(message: dict[str, Any], wrap: bool, lazy: bool = True) -> dict[str, Any]:
     role = message.get("role")
     if not isinstance(role, str):
         raise RequestValidationFailure("Each message must have a string `role`.", parameter="messages")
@@ -153,7 +156,7 @@ def _convert_message(message: dict[str, Any], wrap: bool) -> dict[str, Any]:
         parts: list[Any] = []
     elif isinstance(content, str):
         parts = [{"type": "text", "text": content}]
-    elif isinstance(content, (list, tuple, dict)) and not validated_lazily(role, content):
+    elif isinstance(content, (list, tuple, dict)) and not (lazy and validated_lazily(role, content)):
         parts = [] if isinstance(content, dict) else list(content)  # `{}`: no keys, no parts
     else:
         # vLLM validates OpenAI-role content parts lazily, failing here.
@@ -240,9 +243,12 @@ def _arguments_dict(raw: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def to_conversation(messages: list[dict[str, Any]], content_format: str) -> list[dict[str, Any]]:
-    """The template's `messages`: content joined ("string") or as parts ("openai")."""
+def to_conversation(
+    messages: list[dict[str, Any]], content_format: str, *, lazy: bool = True
+) -> list[dict[str, Any]]:
+    """The template's `messages`: content joined ("string") or as parts ("openai");
+    `lazy`: content parts are validated as vLLM validates a chat request's, lazily."""
     wrap = content_format == "openai"
-    conversation = [_convert_message(m, wrap) for m in messages]
+    conversation = [_convert_message(m, wrap, lazy) for m in messages]
     _normalize_tool_calls(conversation)
     return conversation

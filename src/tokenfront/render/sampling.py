@@ -188,8 +188,10 @@ def build_sampling_params(
     defaults: dict[str, Any],
     *,
     max_n: int = 16384,
+    always_extra_args: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
-    """(sampling_params JSON, kv_transfer_params, ec_transfer_params)."""
+    """(sampling_params JSON, kv_transfer_params, ec_transfer_params); `always_extra_args`:
+    an empty `extra_args` is emitted as `{}` (vLLM's Responses params pass `{}`)."""
     is_chat = isinstance(request, ChatCompletionRequest)
     values = {
         name: (
@@ -375,9 +377,10 @@ def build_sampling_params(
         sp["logit_bias"] = logit_bias
     if request.allowed_token_ids is not None:
         sp["allowed_token_ids"] = list(request.allowed_token_ids)
+    untouched = not extra  # vLLM's hoisting leaves an empty `extra_args` alone
     kv = extra.pop("kv_transfer_params", None)
     ec = extra.pop("ec_transfer_params", None)
-    if extra:
+    if extra or (always_extra_args and untouched):
         sp["extra_args"] = extra
     sp["bad_words"] = bad_words
     sp["skip_reading_prefix_cache"] = prompt_logprobs is not None

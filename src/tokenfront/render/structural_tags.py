@@ -333,6 +333,10 @@ def _is_ebnf(grammar: str) -> bool:
     return False
 
 
+# Set on the chat form of a Responses request that lists builtin (non-function) tools.
+BUILTIN_TOOLS = "_builtin_tools"
+
+
 def apply_structural_tag(
     request: ChatCompletionRequest,
     model: str | None,
@@ -343,7 +347,8 @@ def apply_structural_tag(
     """vLLM's `_apply_structural_tag` for a tool parser's structural tag model (`strict_level`:
     `--tool-strict-level` as 0 auto / 1 function / 2 parameter, else the parser's default;
     `token_suffix`: HY V4's marker suffix)."""
-    if model is None or not request.tools:
+    builtins = getattr(request, BUILTIN_TOOLS, False)
+    if model is None or not (request.tools or builtins):
         return
     choice = request.tool_choice
     named = request.named_tool_choice
@@ -360,7 +365,7 @@ def apply_structural_tag(
     level = strict_level if strict_level is not None else (1 if function_strict_default else 0)
     if single_call and not (is_auto and structured is not None):
         level = max(level, 1)
-    any_strict = any(t.function.strict is True for t in request.tools)
+    any_strict = any(t.function.strict is True for t in request.tools or ())
     if is_auto and level == 0 and not any_strict:
         return
     answer = None
@@ -375,7 +380,7 @@ def apply_structural_tag(
 
     full = [
         (t.function.name, t.function.parameters, level >= 2 or t.function.strict is True)
-        for t in request.tools
+        for t in request.tools or ()
     ]
     if named is not None:
         full = [t for t in full if t[0] == named]
@@ -390,7 +395,11 @@ def apply_structural_tag(
         simple = "required" if choice == "required" or answer is not None else "auto"
     if model == "hy_v4" and simple == "auto":
         return  # HY V4 constrains only calls that must come (vLLM's HYV4ToolParser)
-    if model == "glm_4_7":
+    if builtins and named is None and model == "harmony":
+        from tokenfront.render.structural_tags_harmony import harmony_builtin
+
+        fmt = harmony_builtin(simple)
+    elif model == "glm_4_7":
         fmt = glm_structural_format(full, simple)
     elif model == "hy_v4":  # keyed by the raw parameters, with the checkpoint's marker suffix
         from tokenfront.render.structural_tags_hy_v4 import hy_v4

@@ -4,7 +4,9 @@ After an optional analysis message and an optional commentary message (each foll
 `<|start|>assistant`), the output is one of: a call to a tool, its header written either as
 `<|channel|>C to=functions.NAME` or ` to=functions.NAME<|channel|>C` for the channels
 commentary / analysis / final and with ` json` or ` <|constrain|>json`, its arguments the tool's
-JSON schema; or (tool_choice "auto") a final-channel answer of any text.
+JSON schema; or (tool_choice "auto") a final-channel answer of any text. A Responses request
+that also lists builtin tools (web search preview, ...) gets vLLM's fallback instead: any call
+header (`to=` or `<|channel|>C to=`) with any text.
 """
 
 from __future__ import annotations
@@ -53,6 +55,22 @@ def final_answer(answer: Fmt) -> Fmt:
     return channel_tag(final, commentary=False)
 
 
+def _final_any(choice: str) -> list[Any]:
+    if choice != "auto":
+        return []
+    return [tag(FINAL_BEGIN.format(constrain=c), any_text(), END) for c in (*CONSTRAINS, "")]  # type: ignore[arg-type]
+
+
+def harmony_builtin(choice: str) -> Fmt:
+    """The fallback when builtin tools are listed beside (or instead of) the functions."""
+    calls: list[Any] = [tag("to=", any_text(["<|start|>"]), END)]  # type: ignore[arg-type]
+    calls += [
+        tag(f"{channel} to=", any_text(["<|start|>", "<|channel|>"]), END)  # type: ignore[arg-type]
+        for channel in CALL_CHANNELS
+    ]
+    return channel_tag({"type": "or", "elements": calls + _final_any(choice)})
+
+
 def harmony(tools: list[Tool], choice: str) -> Fmt:
     tags: list[Any] = [
         tag(begin.format(name=name, channel=channel, constrain=constrain), json_schema(schema), END)  # type: ignore[arg-type]
@@ -61,9 +79,4 @@ def harmony(tools: list[Tool], choice: str) -> Fmt:
         for constrain in CONSTRAINS
         for channel in CALL_CHANNELS
     ]
-    if choice == "auto":
-        tags += [
-            tag(FINAL_BEGIN.format(constrain=c), any_text(), END)  # type: ignore[arg-type]
-            for c in (*CONSTRAINS, "")
-        ]
-    return channel_tag({"type": "or", "elements": tags})
+    return channel_tag({"type": "or", "elements": tags + _final_any(choice)})

@@ -1,4 +1,5 @@
-"""POST /v1/chat/completions/render and /v1/completions/render."""
+"""POST /v1/chat/completions/render, /v1/completions/render, /v1/messages/render and
+/v1/responses/render."""
 
 from __future__ import annotations
 
@@ -48,6 +49,17 @@ def _messages_handler() -> tuple[Any, Any]:
     return AnthropicMessagesRequest, render_messages_request
 
 
+@functools.cache
+def _responses_handler() -> tuple[Any, Any]:
+    """The Responses request model and renderer (imported on the first Responses request:
+    they load the openai SDK's types)."""
+    load_request_modules()
+    from tokenfront.protocol.responses import ResponsesRequest
+    from tokenfront.render.responses import render_responses_request
+
+    return ResponsesRequest, render_responses_request
+
+
 def _render_body(handler: Callable[[], tuple[Any, Any]], state: AppState, data: Any, header_id: str | None) -> Any:
     """Validate a parsed body with the handler's request model and render it for its model."""
     request_cls, render = handler()
@@ -72,6 +84,11 @@ def render_messages_body(app: Any, state: AppState, data: Any, header_id: str | 
     return _render_body(_messages_handler, state, data, header_id)
 
 
+def render_responses_body(app: Any, state: AppState, data: Any, header_id: str | None) -> Any:
+    """A parsed `/v1/responses/render` body to its `GenerateRequest`."""
+    return _render_body(_responses_handler, state, data, header_id)
+
+
 async def _respond(request: Request, render_body: Callable[..., Any]) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
@@ -87,6 +104,11 @@ async def render_chat(request: Request) -> Response:
 @router.post("/v1/messages/render")
 async def render_messages(request: Request) -> Response:
     return await _respond(request, render_messages_body)
+
+
+@router.post("/v1/responses/render")
+async def render_responses(request: Request) -> Response:
+    return await _respond(request, render_responses_body)
 
 
 @router.post("/v1/completions/render")

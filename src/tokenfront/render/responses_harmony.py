@@ -1,0 +1,228 @@
+"""The Harmony prompt of a Responses request on a gpt-oss model (vLLM 0.33.0's
+`_render_responses_with_harmony`), built from render/harmony.py's messages and encoder.
+
+- the system message; a developer message with the instructions (`instructions`, or the text
+  of a leading system / developer item) and the function tools, unless the request's tools
+  are all builtin ones (code interpreter, web search preview, container: without a tool
+  server they are not described);
+- each input item: messages by role (assistant text on the `final` channel, system /
+  developer text as developer instructions), reasoning content on `analysis` (a summary is
+  not read), function calls to `functions.NAME` on `commentary`, their outputs from
+  `functions.NAME` (the matching earlier call of this request);
+- before them, vLLM's `previous_input_messages` (chat-shaped or Harmony-shaped dicts);
+- analysis messages before the last `final` one are dropped, as in the chat render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from openai.types.responses import FunctionTool, ResponseFunctionToolCall
+
+from tokenfront.api.errors import APIError
+from tokenfront.protocol.requests import RequestValidationFailure
+from tokenfront.protocol.responses import ResponsesRequest
+from tokenfront.render.harmony import (
+    EFFORTS,
+    HarmonyEncoder,
+    HarmonyMessage,
+    _developer,
+    _flatten,
+    _system_text,
+    conversation_date,
+    drop_old_analysis,
+)
+from tokenfront.render.tokens import TokenizeParams, check_token_ids
+from tokenfront.tokenization.registry import ServedModel
+
+HARMONY_ROLES = frozenset({"user", "assistant", "system", "developer", "tool"})
+# Tool types served by MCP builtin tools (not shown as functions).
+BUILTIN_TOOL_TYPES = frozenset({"code_interpreter", "web_search_preview", "container"})
+
+
+def _input_error(message: str) -> APIError:
+    return APIError(message, err_type="invalid_request_error", param="input")
+
+
+def _as_dict(item: Any) -> dict[str, Any]:
+    return item if isinstance(item, dict) else item.model_dump()
+
+
+def leading_instructions(items: list[Any]) -> tuple[str | None, list[Any]]:
+    """The text of a leading system / developer item, and the items after it."""
+    if not items:
+        return None, items
+    first = items[0] if isinstance(items[0], dict) else items[0].model_dump(exclude_none=True)
+    if first.get("role") not in ("system", "developer"):
+        return None, items
+    return _flatten(first.get("content")), items[1:]
+
+
+def _tool_dict(tool: Any) -> dict[str, Any]:
+    if isinstance(tool, FunctionTool):
+        return {"type": "function", "function": {
+            "name": tool.name, "description": tool.description, "parameters": tool.parameters}}
+    return {"type": tool.type}
+
+
+def preamble(instructions: str | None, tools: list[Any], effort: str | None) -> list[HarmonyMessage]:
+    if effort is not None and effort not in EFFORTS:
+        raise RequestValidationFailure(
+            f"reasoning_effort={effort!r} is not supported by Harmony. "
+            f"Supported values are: {', '.join(EFFORTS)}.",
+            parameter="reasoning_effort",
+        )
+    types = {tool.type for tool in tools if tool.type != "mcp"}  # (no MCP label is a system tool)
+    shown = tools if not types <= BUILTIN_TOOL_TYPES else None
+    messages = [HarmonyMessage("system", [])]
+    if instructions or shown:
+        messages.append(_developer(instructions, [_tool_dict(t) for t in shown or []] if shown else None))
+    return messages
+
+
+def _message(item: dict[str, Any]) -> HarmonyMessage | None:
+    role, content = item["role"], item["content"]
+    if role in ("system", "developer"):
+        text = _flatten(content)
+        return _developer(text, None) if text else None
+    parts = [content] if isinstance(content, str) else [part.get("text", "") for part in content]
+    return HarmonyMessage(role, parts, channel="final" if role == "assistant" else None)
+
+
+def item_message(item: Any, calls: list[ResponseFunctionToolCall]) -> HarmonyMessage | None:
+    """One input item as a Harmony message (None: nothing to render)."""
+    data = _as_dict(item)
+    kind = data.get("type")
+    if kind is None or kind == "message":
+        return _message(data)
+    if kind == "function_call_output":
+        call_id = data["call_id"]
+        call = next((c for c in reversed(calls) if c.call_id == call_id), None)
+        if call is None:
+            raise _input_error(f"No call message found for {call_id}")
+        output = data["output"]
+        if not isinstance(output, str):  # (vLLM's message model refuses it)
+            raise _input_error("A function_call_output's output must be text for Harmony models.")
+        return HarmonyMessage("tool", [output], author=f"functions.{call.name}", channel="commentary", recipient="assistant")
+    if kind == "reasoning":
+        content = data.get("content")
+        if not content:
+            return None
+        return HarmonyMessage("assistant", ["\n".join(part["text"] for part in content)], channel="analysis")
+    if kind == "function_call":
+        return HarmonyMessage(
+            "assistant", [data["arguments"]], channel="commentary", recipient=f"functions.{data['name']}", tool_call=True
+        )
+    raise _input_error(f"Unknown input type: {kind}")
+
+
+def _unsupported(what: str) -> APIError:
+    return APIError(f"previous_input_messages: {what} is not supported by tokenfront.", param="previous_input_messages")
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [part.get("text", "") if isinstance(part, dict) else "" for part in content]
+    raise _unsupported("content that is neither text nor a part list")
+
+
+def _role(role: Any) -> str:
+    if role not in HARMONY_ROLES:
+        raise RequestValidationFailure(f"{role!r} is not a valid Role", parameter="previous_input_messages")
+    return str(role)
+
+
+def _harmony_format(msg: dict[str, Any]) -> HarmonyMessage:
+    """A message in Harmony's own shape (`author`, `content`, `channel`, `recipient`, ...)."""
+    author = msg["author"]
+    role, name = _role(author.get("role")), author.get("name")
+    content = msg.get("content", "")
+    parts = _texts(content) if isinstance(content, (str, list)) else [""]
+    channel, recipient, content_type = msg.get("channel") or None, msg.get("recipient") or None, msg.get("content_type")
+    if name and role != "tool":
+        raise _unsupported("an author name on a non-tool message")
+    if content_type:
+        if not (role == "assistant" and recipient and channel):
+            raise _unsupported("a content type outside an assistant tool call")
+        content_type = content_type.removeprefix("<|constrain|>")  # (rendered once either way)
+        return HarmonyMessage(role, parts, channel=channel, recipient=recipient, tool_call=True, content_type=content_type)
+    return HarmonyMessage(role, parts, author=name or None, channel=channel, recipient=recipient)
+
+
+def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
+    """A chat-shaped message (`role`, `content`, `tool_calls`, ...)."""
+    role = msg.get("role")
+    if role is None:
+        raise RequestValidationFailure(f"Message has no 'role' key: {msg}", parameter="input")
+    calls = msg.get("tool_calls")
+    if role == "assistant" and calls:
+        return [
+            HarmonyMessage(
+                "assistant",
+                [(call.get("function") or {}).get("arguments", "") or ""],
+                channel="commentary",
+                recipient=f"functions.{(call.get('function') or {}).get('name', '')}",
+                tool_call=True,
+            )
+            for call in calls
+        ]
+    if role == "tool":
+        name = msg.get("name") or ""
+        author = name if not name or name.startswith("functions.") else f"functions.{name}"
+        text = _flatten(msg.get("content")) or ""
+        return [HarmonyMessage("tool", [text], author=author, channel="commentary", recipient="assistant")]
+    if role in ("system", "developer"):
+        return []  # (instructions come from this request only)
+    return [HarmonyMessage(_role(role), _texts(msg.get("content", "")))]
+
+
+def previous_messages(request: ResponsesRequest) -> list[HarmonyMessage]:
+    """vLLM's `previous_input_messages` extension, without system / developer messages."""
+    out: list[HarmonyMessage] = []
+    for msg in request.previous_input_messages or []:
+        if isinstance(msg.get("author"), dict):
+            converted = [_harmony_format(msg)]
+        else:
+            converted = _chat_format(msg)
+        out.extend(m for m in converted if m.role not in ("system", "developer"))
+    return out
+
+
+def harmony_messages(request: ResponsesRequest, effort: str | None) -> list[HarmonyMessage]:
+    items = request.input
+    instructions = request.instructions
+    if instructions is None and isinstance(items, list):
+        instructions, items = leading_instructions(items)
+    messages = preamble(instructions, request.tools, effort)
+    messages += previous_messages(request)
+    if isinstance(items, str):
+        if items or not request.previous_input_messages:
+            messages.append(HarmonyMessage("user", [items]))
+        return messages
+    calls: list[ResponseFunctionToolCall] = []
+    for item in items:
+        message = item_message(item, calls)
+        if message is not None:
+            messages.append(message)
+        if isinstance(item, ResponseFunctionToolCall):
+            calls.append(item)
+    return messages
+
+
+def render_responses_harmony(
+    model: ServedModel, request: ResponsesRequest, tokenize_params: Callable[[], TokenizeParams]
+) -> list[int]:
+    """Prompt ids of a Responses request on a gpt-oss model (truncation and length checked with
+    the params, built once the messages are)."""
+    effort: str | None = request.reasoning.effort if request.reasoning is not None else None
+    effort_map = model.options.reasoning_effort_map
+    if effort is not None and effort_map:
+        effort = effort_map.get(effort, effort)
+    messages = drop_old_analysis(harmony_messages(request, effort))
+    params = tokenize_params()
+    has_functions = any(m.tools for m in messages if m.role == "developer")
+    messages[0].parts = [_system_text(effort or "medium", conversation_date(), has_functions)]
+    return check_token_ids(model, HarmonyEncoder(model.tokenizer).prompt_ids(messages), params)
