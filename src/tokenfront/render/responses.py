@@ -42,7 +42,7 @@ from tokenfront.render.chat import (
 )
 from tokenfront.render.chat_params import resolve_chat_template_kwargs
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES, harmony_sampling
-from tokenfront.render.messages import PLAIN_MESSAGES
+from tokenfront.render.messages import PLAIN_MESSAGES, TEMPLATE_TOOL_CHOICE
 from tokenfront.render.responses_harmony import render_responses_harmony
 from tokenfront.render.sampling import (
     build_sampling_params,
@@ -271,6 +271,7 @@ def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) ->
     tools = function_tools(request.tools)
     chat.tools = tools if request.tools else None
     chat.tool_choice = chat_tool_choice(request.tool_choice) if request.tools else "none"
+    setattr(chat, TEMPLATE_TOOL_CHOICE, request.tool_choice if request.tools else None)
     chat.parallel_tool_calls = request.parallel_tool_calls
     chat.add_generation_prompt = not continue_final
     chat.continue_final_message = continue_final
