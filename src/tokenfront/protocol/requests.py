@@ -249,7 +249,7 @@ class RepetitionDetectionParams(BaseModel):
 # ---------------------------------------------------------------------------
 
 
-def _check_cache_salt(data: dict[str, Any]) -> None:
+def check_cache_salt(data: dict[str, Any]) -> None:
     salt = data.get("cache_salt")
     if salt is None:
         return
@@ -765,7 +765,7 @@ class ChatCompletionRequest(_OpenAIModel):
         _check_stream_options(data)
         _check_response_format(data)
         _normalize_messages(data)
-        _check_cache_salt(data)
+        check_cache_salt(data)
         return apply_return_mm_kwargs_alias(data)
 
     # --- helpers -------------------------------------------------------------
@@ -871,7 +871,7 @@ class CompletionRequest(_OpenAIModel):
         _check_response_format(data)
         if data.get("max_tokens") is None:
             data["max_tokens"] = 16
-        _check_cache_salt(data)
+        check_cache_salt(data)
         return apply_return_mm_kwargs_alias(data)
 
 

@@ -40,8 +40,8 @@ from tokenfront.protocol.requests import (
     StopParam,
     StructuredOutputsParams,
     TopLogprobs,
-    _check_cache_salt,
     apply_return_mm_kwargs_alias,
+    check_cache_salt,
 )
 
 # The separator of a namespaced function's flat name (`<namespace>__<name>`).
@@ -296,7 +296,7 @@ class ResponsesRequest(BaseModel):
             raise RequestValidationFailure(
                 "background can only be used when `store` is true", parameter="background"
             )
-        _check_cache_salt(data)
+        check_cache_salt(data)
         return apply_return_mm_kwargs_alias(data)
 
     def include_logprobs(self) -> bool:
