@@ -112,6 +112,14 @@ def test_vocabularies_and_added_tokens_match(pair) -> None:
     }
 
 
+def test_single_token_lookup_matches_the_vocabulary(pair) -> None:
+    # tokenization.vocab.token_lookup answers marker lookups with token_to_id, not get_vocab.
+    fast, _ = pair
+    vocab = fast.get_vocab()
+    assert all(fast.token_to_id(token) == index for token, index in vocab.items())
+    assert fast.token_to_id("<no such token \u2603>") is None
+
+
 def test_settings_read_by_tokenfront_match(pair) -> None:
     fast, ref = pair
     assert fast.chat_template == ref.chat_template

@@ -47,3 +47,18 @@ def test_tokenizers_of_other_libraries_are_left_alone() -> None:
     reader = Reader()
     assert release_construction_tables(reader) == []
     assert reader._vocab == {"a": 0}
+
+
+def test_start_up_parser_check_builds_no_python_vocabulary() -> None:
+    # The parsers are built once against the tokenizer at load (vLLM's start-up check); their
+    # marker lookups go through token_to_id, leaving the vocabulary dict (~0.1 s, ~20 MB on
+    # Qwen3) to the first request that needs it whole.
+    from tokenfront.tokenization.vocab import _VOCABS
+
+    model = load_model(
+        ModelOptions(
+            model=str(QWEN3), tool_call_parser="hermes", enable_auto_tool_choice=True, reasoning_parser="qwen3"
+        )
+    )
+    assert model.parser is not None
+    assert model.tokenizer not in _VOCABS

@@ -281,6 +281,11 @@ class FastTokenizer:
             return self.unk_token_id  # type: ignore[no-any-return]
         return int(index)
 
+    def token_to_id(self, token: str) -> int | None:
+        """The id of one vocabulary entry (added tokens included), else None, without building
+        the whole vocabulary."""
+        return self._tokenizer.token_to_id(token)  # type: ignore[no-any-return]
+
     def convert_tokens_to_ids(self, tokens: str | Sequence[str]) -> int | None | list[int | None]:
         if isinstance(tokens, str):
             return self._convert_token_to_id_with_added_voc(tokens)

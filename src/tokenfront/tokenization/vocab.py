@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+from tokenfront.tokenization.fast_tokenizer import FastTokenizer
 
 _VOCABS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
 _BY_ID: dict[int, tuple[Any, dict[str, int]]] = {}
@@ -31,6 +34,43 @@ def vocab_of(tokenizer: Any) -> dict[str, int]:
     return vocab
 
 
+class _TokenLookup(Mapping[str, int]):
+    """Single-token lookups through the tokenizer's own `token_to_id`; iterating or sizing it
+    builds the vocabulary (`vocab_of`)."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+
+    def __getitem__(self, token: str) -> int:
+        found = self._tokenizer.token_to_id(token) if isinstance(token, str) else None
+        if found is None:
+            raise KeyError(token)
+        return int(found)
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and self._tokenizer.token_to_id(token) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(vocab_of(self._tokenizer))
+
+    def __len__(self) -> int:
+        return len(vocab_of(self._tokenizer))
+
+
+def token_lookup(tokenizer: Any) -> Mapping[str, int]:
+    """The vocabulary for looking tokens up (`in`, `get`, `[]`): the cached vocabulary when it
+    is built, else the tokenizer's direct lookup where it has one (the start-up parser check
+    and marker lookups then leave the ~0.1 s, ~20 MB vocabulary to the first request that
+    needs it whole)."""
+    try:
+        cached = _VOCABS.get(tokenizer)
+    except TypeError:
+        cached = None
+    if cached is not None or not isinstance(tokenizer, FastTokenizer):
+        return cached if cached is not None else vocab_of(tokenizer)
+    return _TokenLookup(tokenizer)
+
+
 def token_id(tokenizer: Any, token: str) -> int | None:
     """The id of `token` when it is one vocabulary entry, else None."""
-    return vocab_of(tokenizer).get(token)
+    return token_lookup(tokenizer).get(token)

@@ -12,14 +12,14 @@ the thinking switch is read from chat_template_kwargs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
 from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
-from tokenfront.tokenization.vocab import vocab_of
+from tokenfront.tokenization.vocab import token_lookup
 
 REASONING = "REASONING"
 TEXT = "CONTENT"
@@ -108,7 +108,7 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
     if cached is not None and cached[0] is spec:
         return cached[1]
     grammar = spec.build(thinking)
-    vocab = vocab_of(tokenizer)
+    vocab = token_lookup(tokenizer)
     literals = [(name, lit) for name, lits in grammar.terminals.items() for lit in lits]
     configured = {lit for _, lit in literals} | set(grammar.token_id_terminals.values())
     configured |= set(grammar.preserve_tokens)
@@ -147,7 +147,7 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
     return compiled
 
 
-def _reasoning_end_ids(grammar: Grammar, vocab: dict[str, int]) -> frozenset[int]:
+def _reasoning_end_ids(grammar: Grammar, vocab: Mapping[str, int]) -> frozenset[int]:
     ends: dict[str, str] = {}
     for (state, term), (nxt, events) in grammar.transitions.items():
         if state != REASONING:

@@ -17,7 +17,7 @@ from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
 from tokenfront.parsers.registry import reasoning_parser
-from tokenfront.tokenization.vocab import vocab_of
+from tokenfront.tokenization.vocab import token_lookup
 
 START = "<mm:think>"
 END = "</mm:think>"
@@ -62,7 +62,7 @@ def _visible_delta(previous: str | None, current: str | None) -> str | None:
 class MiniMaxM3ReasoningParser(ReasoningParser):
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
-        vocab = vocab_of(tokenizer)
+        vocab = token_lookup(tokenizer)
         if START not in vocab or END not in vocab:
             raise ValueError(
                 "MiniMaxM3ReasoningParser reasoning parser could not locate think start/end "

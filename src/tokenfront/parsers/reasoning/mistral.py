@@ -22,7 +22,7 @@ from tokenfront.parsers.engines.reasoning_grammar import (
     GrammarSpec,
 )
 from tokenfront.parsers.registry import reasoning_parser
-from tokenfront.tokenization.vocab import vocab_of
+from tokenfront.tokenization.vocab import token_lookup
 
 NAME, ARGS = "TOOL_NAME", "TOOL_ARGS"
 CALL_START, CALL_END, ARG = "TOOL_CALL_START", "TOOL_CALL_END", "ARG_VALUE_CHUNK"
@@ -61,7 +61,7 @@ def _grammar(encoding: str) -> Grammar:
 
 
 def _encoding(tokenizer: Any) -> str:
-    if "[THINK]" in vocab_of(tokenizer):
+    if "[THINK]" in token_lookup(tokenizer):
         return "special_token"
     if getattr(tokenizer, "supports_grammar", False):
         return "text"
@@ -81,7 +81,7 @@ class MistralReasoningParser(GrammarReasoningParser):
     spec = _SPECS["either_text"]
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
-        if "[TOOL_CALLS]" not in vocab_of(tokenizer):  # vLLM's Mistral parser needs it, reasoning alone too
+        if "[TOOL_CALLS]" not in token_lookup(tokenizer):  # vLLM's Mistral parser needs it, reasoning alone too
             raise RuntimeError("Mistral parser could not locate the tool call token in the tokenizer!")
         self.encoding = _encoding(tokenizer)
         self.spec = _SPECS[self.encoding]  # type: ignore[misc]  # per tokenizer, not per class
