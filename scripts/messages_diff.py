@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from render_diff import PHRASES, compare_drawn, url_or_sweep_main  # noqa: E402
+from render_diff import PHRASES, one_endpoint_compare, url_or_sweep_main  # noqa: E402
 
 ENDPOINT = "/v1/messages/render"
 TOOLS = [
@@ -215,12 +215,7 @@ def messages_request(rng: random.Random, model: str) -> dict[str, Any]:
     return body
 
 
-def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
-            record: Path | None = None, record_all: bool = False) -> int:
-    def draw(rng: random.Random) -> tuple[str, dict[str, Any], str]:
-        return ENDPOINT, messages_request(rng, model), "render-messages"
-
-    return compare_drawn(vllm, tf, draw, seed, n, config, record, record_all, "mfz", "messages_fuzz")
+compare = one_endpoint_compare(ENDPOINT, messages_request, "render-messages", "mfz", "messages_fuzz")
 
 
 def main() -> int:

@@ -271,6 +271,22 @@ def main() -> int:
     return url_or_sweep_main(__doc__, compare, n=100, port=8571, logs="/tmp/render-diff-logs")
 
 
+def one_endpoint_compare(
+    endpoint: str, make_body: Callable[[random.Random, str], dict[str, Any]], family: str,
+    id_prefix: str, scenario: str,
+) -> Callable[..., int]:
+    """A `compare` (see `url_or_sweep_main`) posting `make_body(rng, model)` bodies to one
+    endpoint (the Messages and Responses sweeps)."""
+    def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
+                record: Path | None = None, record_all: bool = False) -> int:
+        def draw(rng: random.Random) -> tuple[str, dict[str, Any], str]:
+            return endpoint, make_body(rng, model), family
+
+        return compare_drawn(vllm, tf, draw, seed, n, config, record, record_all, id_prefix, scenario)
+
+    return compare
+
+
 def url_or_sweep_main(doc: str, compare: Callable[..., int], *, n: int, port: int, logs: str) -> int:
     """A `main` comparing two running servers (`VLLM_URL TF_URL MODEL_NAME`) or, without them,
     sweeping the configs; `compare(vllm, tf, model, seed, n, config, record, record_all)`

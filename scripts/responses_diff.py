@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from render_diff import PHRASES, compare_drawn, url_or_sweep_main  # noqa: E402
+from render_diff import PHRASES, one_endpoint_compare, url_or_sweep_main  # noqa: E402
 
 ENDPOINT = "/v1/responses/render"
 WEATHER = {"type": "function", "name": "get_weather", "description": "Get the weather",
@@ -260,12 +260,7 @@ def responses_request(rng: random.Random, model: str) -> dict[str, Any]:
     return body
 
 
-def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
-            record: Path | None = None, record_all: bool = False) -> int:
-    def draw(rng: random.Random) -> tuple[str, dict[str, Any], str]:
-        return ENDPOINT, responses_request(rng, model), "render-responses"
-
-    return compare_drawn(vllm, tf, draw, seed, n, config, record, record_all, "rsz", "responses_fuzz")
+compare = one_endpoint_compare(ENDPOINT, responses_request, "render-responses", "rsz", "responses_fuzz")
 
 
 def main() -> int:
