@@ -77,6 +77,22 @@ def test_forcing_a_tool_without_tools_is_a_400(choice: Any) -> None:
     assert info.value.param == "tool_choice"
 
 
+@pytest.mark.parametrize("tools", [7, 1.5, True])
+def test_tools_that_are_no_list_are_vllms_400_with_pythons_text(tools: Any) -> None:
+    # vLLM's check_tool_usage calls len(tools): a TypeError its server answers as a 400
+    with pytest.raises(APIError) as info:
+        _request(tools=tools)
+    assert info.value.status == 400 and "has no len()" in info.value.message
+
+
+def test_a_namespace_member_whose_parameters_are_no_object_is_a_400() -> None:
+    crm = {"type": "namespace", "name": "crm", "description": "CRM", "tools": [
+        {"type": "function", "name": "lookup", "parameters": 7}]}
+    with pytest.raises(APIError) as info:
+        to_chat_request(_request(tools=[crm]))
+    assert info.value.status == 400 and info.value.param == "tools"
+
+
 def test_named_choice_of_a_namespace_member_resolves_to_its_flat_name() -> None:
     assert _request(tools=[CRM], tool_choice={"type": "function", "name": "lookup"}).tool_choice.name == "crm__lookup"  # type: ignore[union-attr]
 

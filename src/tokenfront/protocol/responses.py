@@ -33,6 +33,7 @@ from pydantic import (
     model_validator,
 )
 
+from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import (
     INT64_MAX,
     INT64_MIN,
@@ -287,7 +288,10 @@ class ResponsesRequest(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
-        _check_tool_usage(data)
+        try:
+            _check_tool_usage(data)
+        except TypeError as exc:  # e.g. `tools` a number: vLLM's 400 with Python's text
+            raise APIError(str(exc)) from None
         _check_custom_tool_format(data)
         _parse_input_items(data)
         if data.get("prompt") is not None:

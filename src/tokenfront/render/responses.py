@@ -22,6 +22,7 @@ from openai.types.responses import (
 from openai.types.responses.response_function_tool_call_output_item import (
     ResponseFunctionToolCallOutputItem,
 )
+from pydantic import ValidationError
 
 from tokenfront.api.errors import APIError
 from tokenfront.parsers.registry import get_tool_parser
@@ -196,7 +197,10 @@ def _function(name: str, description: str | None, parameters: Any, strict: bool 
         function["strict"] = strict
     if defer is not None:
         function["defer_loading"] = defer
-    return ChatCompletionToolsParam.model_validate({"type": "function", "function": function})
+    try:
+        return ChatCompletionToolsParam.model_validate({"type": "function", "function": function})
+    except ValidationError as exc:  # e.g. a namespace member's parameters that are no object
+        raise APIError(str(exc), param="tools") from None
 
 
 def function_tools(tools: list[Any]) -> list[ChatCompletionToolsParam]:
@@ -364,7 +368,13 @@ def render_responses_request(
         request_structured_outputs(request)
         setattr(chat, BUILTIN_TOOLS, any(tool.type != "function" for tool in request.tools))
         adjust.adjust_request(model, chat, [], responses=True)
-        token_ids = render_responses_harmony(model, request, lambda: tokenize_params(model, request))
+        try:
+            token_ids = render_responses_harmony(model, request, lambda: tokenize_params(model, request))
+        except (TypeError, AttributeError, ValidationError) as exc:
+            # parts the SDK types validate lazily, malformed previous_input_messages
+            raise APIError(str(exc)) from None
+        except KeyError as exc:  # an item without a key vLLM reads (vLLM: a 500)
+            raise APIError(f"KeyError: {exc}", param="input") from None
     else:
         chat.messages = input_messages(request)
         check_mm_kwargs(chat)
