@@ -55,7 +55,7 @@ class HarmonyMessage:
     tools: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _flatten(content: Any) -> str | None:
+def flatten_text(content: Any) -> str | None:
     """Text of a string or of a list of parts (strings or dicts with `text`)."""
     if content is None or isinstance(content, str):
         return content
@@ -70,7 +70,7 @@ def _flatten(content: Any) -> str | None:
     return "".join(texts) if texts else None
 
 
-def _developer(instructions: str | None, tools: Sequence[dict[str, Any]] | None) -> HarmonyMessage:
+def developer_message(instructions: str | None, tools: Sequence[dict[str, Any]] | None) -> HarmonyMessage:
     sections: list[str] = []
     if instructions is not None:
         sections += ["# Instructions", instructions]
@@ -85,7 +85,7 @@ def _developer(instructions: str | None, tools: Sequence[dict[str, Any]] | None)
     return HarmonyMessage("developer", ["\n\n".join(sections)], tools=functions)
 
 
-def _system_text(effort: str, date: str, has_function_tools: bool) -> str:
+def system_text(effort: str, date: str, has_function_tools: bool) -> str:
     channels = f"# Valid channels: {', '.join(CHANNELS)}. Channel must be included for every message."
     if has_function_tools:
         channels += "\nCalls to these tools must go to the commentary channel: 'functions'."
@@ -140,7 +140,7 @@ def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMess
     calls = msg.get("tool_calls") or []
     out: list[HarmonyMessage] = []
     if role == "assistant" and calls:
-        text = _flatten(_eager_content(msg))
+        text = flatten_text(_eager_content(msg))
         if text:
             out.append(HarmonyMessage("assistant", [text], channel="commentary"))
         if msg.get("reasoning"):
@@ -159,7 +159,7 @@ def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMess
         return out
     if role == "tool":
         name = names.get(msg.get("tool_call_id", "")) or ""
-        text = _flatten(_eager_content(msg)) or ""
+        text = flatten_text(_eager_content(msg)) or ""
         return [HarmonyMessage("tool", [text], author=f"functions.{name}", channel="commentary", recipient="assistant")]
     if role == "assistant" and msg.get("reasoning"):
         out.append(HarmonyMessage("assistant", [msg["reasoning"]], channel="analysis"))
@@ -168,9 +168,9 @@ def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMess
         if parts and parts[0]:
             out.append(HarmonyMessage("assistant", parts, channel="final"))
     elif role in ("system", "developer"):
-        instructions = _flatten(_eager_content(msg))
+        instructions = flatten_text(_eager_content(msg))
         if instructions is not None:
-            out.append(_developer(instructions, None))
+            out.append(developer_message(instructions, None))
     else:
         out.append(HarmonyMessage(str(role), parts))
     return out
@@ -205,14 +205,14 @@ def harmony_conversation(
     rest = list(messages)
     instructions = None
     if rest and rest[0].get("role") in ("system", "developer"):
-        instructions = _flatten(_eager_content(rest[0]))
+        instructions = flatten_text(_eager_content(rest[0]))
         rest = rest[1:]
     preamble: list[HarmonyMessage] = [HarmonyMessage("system", [])]
     if instructions or tools:
-        preamble.append(_developer(instructions, tools))
+        preamble.append(developer_message(instructions, tools))
     body = drop_old_analysis(preamble + chat_messages(rest))
     has_functions = any(m.tools for m in body if m.role == "developer")
-    body[0].parts = [_system_text(reasoning_effort or "medium", conversation_date(), has_functions)]
+    body[0].parts = [system_text(reasoning_effort or "medium", conversation_date(), has_functions)]
     return body
 
 

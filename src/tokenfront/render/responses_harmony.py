@@ -27,11 +27,11 @@ from tokenfront.render.harmony import (
     EFFORTS,
     HarmonyEncoder,
     HarmonyMessage,
-    _developer,
-    _flatten,
-    _system_text,
     conversation_date,
+    developer_message,
     drop_old_analysis,
+    flatten_text,
+    system_text,
 )
 from tokenfront.render.tokens import TokenizeParams, check_token_ids
 from tokenfront.tokenization.registry import ServedModel
@@ -56,7 +56,7 @@ def leading_instructions(items: list[Any]) -> tuple[str | None, list[Any]]:
     first = items[0] if isinstance(items[0], dict) else items[0].model_dump(exclude_none=True)
     if first.get("role") not in ("system", "developer"):
         return None, items
-    return _flatten(first.get("content")), items[1:]
+    return flatten_text(first.get("content")), items[1:]
 
 
 def _tool_dict(tool: Any) -> dict[str, Any]:
@@ -77,15 +77,15 @@ def preamble(instructions: str | None, tools: list[Any], effort: str | None) -> 
     shown = tools if not types <= BUILTIN_TOOL_TYPES else None
     messages = [HarmonyMessage("system", [])]
     if instructions or shown:
-        messages.append(_developer(instructions, [_tool_dict(t) for t in shown or []] if shown else None))
+        messages.append(developer_message(instructions, [_tool_dict(t) for t in shown or []] if shown else None))
     return messages
 
 
 def _message(item: dict[str, Any]) -> HarmonyMessage | None:
     role, content = item["role"], item["content"]
     if role in ("system", "developer"):
-        text = _flatten(content)
-        return _developer(text, None) if text else None
+        text = flatten_text(content)
+        return developer_message(text, None) if text else None
     parts = [content] if isinstance(content, str) else [part.get("text", "") for part in content]
     return HarmonyMessage(role, parts, channel="final" if role == "assistant" else None)
 
@@ -172,7 +172,7 @@ def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
     if role == "tool":
         name = msg.get("name") or ""
         author = name if not name or name.startswith("functions.") else f"functions.{name}"
-        text = _flatten(msg.get("content")) or ""
+        text = flatten_text(msg.get("content")) or ""
         return [HarmonyMessage("tool", [text], author=author, channel="commentary", recipient="assistant")]
     if role in ("system", "developer"):
         return []  # (instructions come from this request only)
@@ -224,5 +224,5 @@ def render_responses_harmony(
     messages = drop_old_analysis(harmony_messages(request, effort))
     params = tokenize_params()
     has_functions = any(m.tools for m in messages if m.role == "developer")
-    messages[0].parts = [_system_text(effort or "medium", conversation_date(), has_functions)]
+    messages[0].parts = [system_text(effort or "medium", conversation_date(), has_functions)]
     return check_token_ids(model, HarmonyEncoder(model.tokenizer).prompt_ids(messages), params)

@@ -50,7 +50,7 @@ from tokenfront.parsers.engines.schema_types import (
     type_arguments,
 )
 from tokenfront.parsers.engines.xml_args import ArgCodec
-from tokenfront.tokenization.vocab import vocab_of
+from tokenfront.tokenization.vocab import token_id as vocab_token_id
 
 # Parser states.
 S_CONTENT = "CONTENT"
@@ -182,16 +182,8 @@ class _Compiled:
 
 
 def _vocab_id(tokenizer: Any, token: str) -> int | None:
-    """The id of `token` if it is one vocabulary entry (without building the whole vocab)."""
-    if tokenizer is None:
-        return None
-    try:
-        token_id = tokenizer.convert_tokens_to_ids(token)
-        if isinstance(token_id, int) and tokenizer.convert_ids_to_tokens(token_id) == token:
-            return token_id
-        return None
-    except (AttributeError, TypeError, ValueError, KeyError):
-        return vocab_of(tokenizer).get(token)
+    """The id of `token` if it is one vocabulary entry (`tokenization.vocab.token_id`)."""
+    return None if tokenizer is None else vocab_token_id(tokenizer, token)
 
 
 _COMPILED: dict[tuple[int, int], tuple[Any, Grammar, _Compiled]] = {}
