@@ -150,8 +150,8 @@ XML_CALL = "<tool_call>\n<function=get_weather>\n<parameter=days>\n2\n</paramete
 class VocabTokenizer(FakeTokenizer):
     """Knows one special token: the tool closer `<tool_call|>` (id 7)."""
 
-    def convert_tokens_to_ids(self, text: str) -> int | None:
-        return 7 if text == "<tool_call|>" else None
+    def get_vocab(self) -> dict[str, int]:
+        return {"<tool_call|>": 7}
 
 
 LITERAL = {

@@ -56,6 +56,7 @@ from tokenfront.parsers.engines.rtemplate_spec import (
     tokenizer_template,
 )
 from tokenfront.parsers.engines.rtemplate_values import opener_call_name, tool_properties
+from tokenfront.tokenization.vocab import token_id
 
 JSONState = dict[str, Any]
 
@@ -249,7 +250,7 @@ class ResponseTemplateOutput:
             return text
         last = token_ids[-1]
         for closer in tool.close_literals:
-            if _token_id(self.tokenizer, closer) == last and not text.endswith(closer):
+            if token_id(self.tokenizer, closer) == last and not text.endswith(closer):
                 return text + closer
         return text
 
@@ -380,13 +381,3 @@ class ResponseTemplateOutput:
             name=name,
             arguments=arguments,
         )
-
-
-def _token_id(tokenizer: Any, text: str) -> int | None:
-    """The id of the single vocabulary token spelled `text`, if there is one."""
-    try:
-        token_id = tokenizer.convert_tokens_to_ids(text)
-    except Exception:
-        return None
-    unk = getattr(tokenizer, "unk_token_id", None)
-    return token_id if isinstance(token_id, int) and token_id != unk else None
