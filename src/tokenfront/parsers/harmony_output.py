@@ -45,6 +45,7 @@ from tokenfront.parsers.base import (
     StreamParseError,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.channels import is_function_recipient
 from tokenfront.parsers.engines.harmony_tokens import (
     ROLES,
     START,
@@ -60,19 +61,10 @@ from tokenfront.parsers.registry import get_reasoning_parser, get_tool_parser
 # (delta, channel, recipient, completed message, content type) of one accepted token.
 Segment = tuple[str, str | None, str | None, Message | None, str | None]
 
-BUILTIN_TOOLS = frozenset({"python", "browser", "container"})
 HARMONY_MODEL_TYPES = frozenset({"gpt_oss"})
 # vLLM's gpt-oss model config sets this reasoning parser when none is given.
 DEFAULT_REASONING_PARSER = "openai_gptoss"
 HARMONY_TOOL_PARSER = "openai"
-
-
-def is_function_recipient(recipient: str | None) -> bool:
-    if not recipient or recipient.startswith("<|") or recipient == "assistant":
-        return False
-    if recipient.startswith("functions."):
-        return len(recipient) > len("functions.")
-    return recipient not in BUILTIN_TOOLS and recipient.split(".", 1)[0] not in BUILTIN_TOOLS
 
 
 def normalize_recipient(recipient: str | None) -> str | None:
