@@ -20,6 +20,7 @@ from tokenfront.render import (
     structural_tags_hy_v4,
 )
 from tokenfront.render.chat_params import check_parser_setup, resolve_chat_template_kwargs
+from tokenfront.render.responses_form import responses_form
 from tokenfront.render.sampling import structured_outputs_for
 from tokenfront.tokenization.registry import ServedModel
 
@@ -180,11 +181,6 @@ def json_schema_from_tools(request: ChatCompletionRequest) -> dict[str, Any] | N
     return schema
 
 
-# Set on the chat form of a Responses request with its own `structured_outputs`: vLLM puts a
-# forced tool schema into the request's `text.format`, and the two together are refused.
-OWN_STRUCTURED_OUTPUTS = "_own_structured_outputs"
-
-
 def _base_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None:
     if not request.tools:
         return
@@ -194,7 +190,9 @@ def _base_tool_adjust(request: ChatCompletionRequest, forced_json: bool) -> None
     if not forced_json:
         return
     schema = json_schema_from_tools(request)
-    if schema is not None and getattr(request, OWN_STRUCTURED_OUTPUTS, False):
+    form = responses_form(request)
+    # vLLM puts a forced tool schema into a Responses request's `text.format`
+    if schema is not None and form is not None and form.own_structured_outputs:
         raise RequestValidationFailure(
             "Cannot specify both structured_outputs and text.format", parameter="structured_outputs"
         )
@@ -218,9 +216,9 @@ def _harmony_lax_tool_adjust(request: ChatCompletionRequest, forced_json: bool) 
         setattr(request, TOOL_SCHEMA, True)
 
 
-def _mistral_adjust(request: ChatCompletionRequest, responses: bool) -> None:
+def _mistral_adjust(request: ChatCompletionRequest) -> None:
     request.skip_special_tokens = False
-    if responses:  # a Responses request gets no pre-v11 tool schema
+    if responses_form(request) is not None:  # a Responses request gets no pre-v11 tool schema
         return
     named = request.named_tool_choice is not None
     if not (request.tool_choice == "required" or named):
@@ -241,7 +239,6 @@ def _tool_adjust(
     forced_json: bool = True,
     strict_tool_calling: bool = True,
     token_suffix: str = "",
-    responses: bool = False,
 ) -> None:
     """One tool parser's adjustments (`forced_json`: required / named force the tools' JSON
     schema, the parser's `forced_choice`); without strict tool calling vLLM applies no
@@ -260,7 +257,7 @@ def _tool_adjust(
             request.skip_special_tokens = False
         return
     if kind == "mistral":
-        _mistral_adjust(request, responses)
+        _mistral_adjust(request)
         return
     if traits.structural_tag_model == "harmony" and not strict_tool_calling:
         _harmony_lax_tool_adjust(request, forced_json)
@@ -271,10 +268,9 @@ def _tool_adjust(
 
 
 def adjust_request(
-    model: ServedModel, request: ChatCompletionRequest, prompt_ids: list[int], *, responses: bool = False
+    model: ServedModel, request: ChatCompletionRequest, prompt_ids: list[int]
 ) -> None:
-    """Apply the configured parsers' request adjustments in place (`responses`: for the
-    chat form of a Responses request)."""
+    """Apply the configured parsers' request adjustments in place."""
     options = model.options
     reasoning = options.reasoning_parser or None
     tool = options.tool_call_parser if options.enable_auto_tool_choice else None
@@ -302,7 +298,6 @@ def adjust_request(
             get_tool_parser(tool).forced_choice(options.strict_tool_calling),
             options.strict_tool_calling,
             structural_tags_hy_v4.token_suffix(model.tokenizer) if tool == "hy_v4" else "",
-            responses,
         )
         if tool in _NO_SPECIAL_TOKEN_SPACING:
             request.spaces_between_special_tokens = False

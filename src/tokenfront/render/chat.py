@@ -29,7 +29,7 @@ from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_f
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES
 from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
 from tokenfront.render.media_inputs import check_media_support
-from tokenfront.render.messages import PLAIN_MESSAGES, TEMPLATE_TOOL_CHOICE, to_conversation
+from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import (
     check_mistral_request,
     is_mistral_tokenizer,
@@ -37,6 +37,7 @@ from tokenfront.render.mistral import (
 )
 from tokenfront.render.multimodal.images import request_images
 from tokenfront.render.multimodal.kimi_k3_images import K3ImageInputs, k3_request_images
+from tokenfront.render.responses_form import responses_form
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
@@ -171,10 +172,10 @@ def render_prompt(
         # gpt-oss: vLLM renders Harmony, not the template, and skips the post-tokenization step
         # (no truncation; the context check is get_max_tokens')
         return harmony.render_request(model, request), None
-    lazy = not getattr(request, PLAIN_MESSAGES, False)
+    lazy = responses_form(request) is None  # the chat form of a Responses request is plain
     if uses_k3_renderer(model):  # vLLM's K3 renderer: the tokenizer encodes to ids directly
         k3_images = k3_request_images(model, request.messages)  # image parts on K3 vision
-        ids = check_token_ids(model, _k3_prompt_ids(model, request, k3_images, lazy=lazy), tok_params)
+        ids = check_token_ids(model, _k3_prompt_ids(model, request, k3_images), tok_params)
         if k3_images is None:
             return ids, None
         ids = k3_images.expand(model, ids, with_tensors=request.mm_payload == "tensors", params=tok_params)
@@ -212,10 +213,12 @@ def render_prompt(
 
 
 def _k3_prompt_ids(
-    model: ServedModel, request: ChatCompletionRequest, images: K3ImageInputs | None = None, *, lazy: bool = True
+    model: ServedModel, request: ChatCompletionRequest, images: K3ImageInputs | None = None
 ) -> list[int]:
     check_media_support(model, request.messages)
-    conversation = to_conversation(request.messages if images is None else images.messages, "string", lazy=lazy)
+    form = responses_form(request)
+    messages = request.messages if images is None else images.messages
+    conversation = to_conversation(messages, "string", lazy=form is None)
     tools = request.tool_dicts()
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
@@ -226,7 +229,7 @@ def _k3_prompt_ids(
         conversation if images is None else images.place(conversation),
         kwargs,
         chat_template=request.chat_template or (model.chat_template if model.options.chat_template else None),
-        tool_choice=getattr(request, TEMPLATE_TOOL_CHOICE, request.tool_choice if request.tools else None),
+        tool_choice=form.template_tool_choice if form is not None else (request.tool_choice if request.tools else None),
         response_format=request.response_format,
     )
 

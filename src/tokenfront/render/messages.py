@@ -50,12 +50,6 @@ _KNOWN_PART_KEYS = frozenset(
     }
 )
 _BILLING_HEADER = "x-anthropic-billing-header"
-# Set on a chat request whose messages vLLM never validated as chat messages (the chat form
-# of a Responses request): their content parts are not validated lazily.
-PLAIN_MESSAGES = "_plain_messages"
-# Set on the chat form of a Responses request: the tool choice a renderer that shows it to the
-# template (Kimi K3) gets, vLLM's Responses `tool_choice` itself (None without tools).
-TEMPLATE_TOOL_CHOICE = "_template_tool_choice"
 _CLAIMED_BY_TYPELESS = (
     "image_url",
     "image_pil",

@@ -9,6 +9,7 @@ request adjustments. The sampling params follow the Responses rules, not the cha
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from openai.types.responses import (
@@ -43,7 +44,7 @@ from tokenfront.render.chat import (
 )
 from tokenfront.render.chat_params import resolve_chat_template_kwargs
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES, harmony_sampling
-from tokenfront.render.messages import PLAIN_MESSAGES, TEMPLATE_TOOL_CHOICE
+from tokenfront.render.responses_form import ResponsesForm, attach_form, responses_form
 from tokenfront.render.responses_harmony import render_responses_harmony
 from tokenfront.render.sampling import (
     build_sampling_params,
@@ -51,7 +52,6 @@ from tokenfront.render.sampling import (
     override_max_tokens,
     sampling_defaults,
 )
-from tokenfront.render.structural_tags import BUILTIN_TOOLS
 from tokenfront.render.tokens import TokenizeParams
 from tokenfront.tokenization.registry import ServedModel
 
@@ -271,11 +271,9 @@ def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) ->
     chat = ChatCompletionRequest.model_validate({"messages": [], "model": request.model})
     if with_messages:
         chat.messages = input_messages(request)
-    setattr(chat, PLAIN_MESSAGES, True)
     tools = function_tools(request.tools)
     chat.tools = tools if request.tools else None
     chat.tool_choice = chat_tool_choice(request.tool_choice) if request.tools else "none"
-    setattr(chat, TEMPLATE_TOOL_CHOICE, request.tool_choice if request.tools else None)
     chat.parallel_tool_calls = request.parallel_tool_calls
     chat.add_generation_prompt = not continue_final
     chat.continue_final_message = continue_final
@@ -289,7 +287,7 @@ def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) ->
     own = request.structured_outputs is not None
     if not (own and _text_format(request) is not None):
         chat.structured_outputs = request_structured_outputs(request)
-    setattr(chat, adjust.OWN_STRUCTURED_OUTPUTS, own)
+    attach_form(chat, ResponsesForm(request.tool_choice if request.tools else None, own))
     # sampling fields, read by `build_sampling_params`
     for name in (
         "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "presence_penalty",
@@ -366,8 +364,10 @@ def render_responses_request(
     # (vLLM's order: the messages, then the output-token check of the tokenize params)
     if harmony:  # vLLM adjusts (the output format) before it builds the Harmony messages
         request_structured_outputs(request)
-        setattr(chat, BUILTIN_TOOLS, any(tool.type != "function" for tool in request.tools))
-        adjust.adjust_request(model, chat, [], responses=True)
+        form = responses_form(chat)
+        assert form is not None
+        attach_form(chat, replace(form, builtin_tools=any(tool.type != "function" for tool in request.tools)))
+        adjust.adjust_request(model, chat, [])
         try:
             token_ids = render_responses_harmony(model, request, lambda: tokenize_params(model, request))
         except (TypeError, AttributeError, ValidationError) as exc:
@@ -382,7 +382,7 @@ def render_responses_request(
         reused = reused_prompt_ids(model, chat)
         token_ids = reused if reused is not None else render_prompt(model, chat, tok_params, features_out=features)[0]
         request_structured_outputs(request)
-        adjust.adjust_request(model, chat, token_ids, responses=True)
+        adjust.adjust_request(model, chat, token_ids)
         adjust_hosted_only(model, request, chat)
     if not token_ids:
         raise APIError("No token_ids rendered")

@@ -19,6 +19,7 @@ from tokenfront.protocol.requests import (
     RequestValidationFailure,
     StructuredOutputsParams,
 )
+from tokenfront.render.responses_form import responses_form
 
 Fmt = dict[str, Any]
 _THINK = ["<think>", "</think>"]
@@ -333,10 +334,6 @@ def _is_ebnf(grammar: str) -> bool:
     return False
 
 
-# Set on the chat form of a Responses request that lists builtin (non-function) tools.
-BUILTIN_TOOLS = "_builtin_tools"
-
-
 def apply_structural_tag(
     request: ChatCompletionRequest,
     model: str | None,
@@ -347,7 +344,8 @@ def apply_structural_tag(
     """vLLM's `_apply_structural_tag` for a tool parser's structural tag model (`strict_level`:
     `--tool-strict-level` as 0 auto / 1 function / 2 parameter, else the parser's default;
     `token_suffix`: HY V4's marker suffix)."""
-    builtins = getattr(request, BUILTIN_TOOLS, False)
+    form = responses_form(request)
+    builtins = form is not None and form.builtin_tools
     if model is None or not (request.tools or builtins):
         return
     choice = request.tool_choice
