@@ -103,6 +103,35 @@ def test_conversation_messages(monkeypatch: pytest.MonkeyPatch) -> None:
     assert msgs[-1].author == "functions.get_weather"
 
 
+def test_system_instructions_switch_moves_instructions_into_the_system_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_SYSTEM_START_DATE", "2026-01-15")
+    monkeypatch.setenv("VLLM_GPT_OSS_HARMONY_SYSTEM_INSTRUCTIONS", "1")
+    msgs = harmony_conversation(
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Hi"},
+            {"role": "system", "content": "Later."},
+            {"role": "developer", "content": "Dropped."},
+        ],
+        [TOOL],
+        "low",
+    )
+    assert [m.role for m in msgs] == ["system", "developer", "user", "system", "developer"]
+    first, later = msgs[0].parts[0], msgs[3].parts[0]
+    assert first.startswith("You are ChatGPT, a large language model trained by OpenAI.\nBe brief.\nKnowledge cutoff")
+    assert "Reasoning: low" in first
+    assert msgs[1].parts[0].startswith("# Tools")  # the developer message keeps only the tools
+    assert later.startswith("You are ChatGPT, a large language model trained by OpenAI.\nLater.\n")
+    assert "Reasoning: medium" in later  # a later system message has the default effort
+    assert msgs[4].parts == [""]  # a developer message's text is written nowhere
+
+
+def test_system_instructions_switch_that_is_no_integer_refuses_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_GPT_OSS_HARMONY_SYSTEM_INSTRUCTIONS", "true")
+    with pytest.raises(RequestValidationFailure, match="invalid literal for int"):
+        harmony_conversation([{"role": "user", "content": "Hi"}], None, None)
+
+
 @pytest.mark.parametrize("effort", ["none", "max"])
 def test_unsupported_effort(effort: str) -> None:
     with pytest.raises(RequestValidationFailure):

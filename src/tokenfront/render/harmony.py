@@ -41,6 +41,9 @@ KNOWLEDGE_CUTOFF = "2024-06"
 CHANNELS = ("analysis", "commentary", "final")
 EFFORTS = ("high", "medium", "low")
 DATE_ENV = "VLLM_SYSTEM_START_DATE"
+# vLLM's switch: instructions extend the system message's model identity instead of being
+# the developer message's `# Instructions` (later system messages become system messages too).
+SYSTEM_INSTRUCTIONS_ENV = "VLLM_GPT_OSS_HARMONY_SYSTEM_INSTRUCTIONS"
 
 
 @dataclass
@@ -53,6 +56,7 @@ class HarmonyMessage:
     tool_call: bool = False  # an assistant call: `assistant to=RECIPIENT<|channel|>C TYPE`
     content_type: str = "json"
     tools: list[dict[str, Any]] = field(default_factory=list)
+    instructions: str | None = None  # a system message's lines after the model identity
 
 
 def flatten_text(content: Any) -> str | None:
@@ -85,17 +89,60 @@ def developer_message(instructions: str | None, tools: Sequence[dict[str, Any]] 
     return HarmonyMessage("developer", ["\n\n".join(sections)], tools=functions)
 
 
-def system_text(effort: str, date: str, has_function_tools: bool) -> str:
+def system_text(effort: str, date: str, has_function_tools: bool, instructions: str | None = None) -> str:
+    identity = IDENTITY if instructions is None else f"{IDENTITY}\n{instructions}"
     channels = f"# Valid channels: {', '.join(CHANNELS)}. Channel must be included for every message."
     if has_function_tools:
         channels += "\nCalls to these tools must go to the commentary channel: 'functions'."
     return "\n\n".join(
-        [f"{IDENTITY}\nKnowledge cutoff: {KNOWLEDGE_CUTOFF}\nCurrent date: {date}", f"Reasoning: {effort}", channels]
+        [f"{identity}\nKnowledge cutoff: {KNOWLEDGE_CUTOFF}\nCurrent date: {date}", f"Reasoning: {effort}", channels]
     )
 
 
 def conversation_date() -> str:
     return os.environ.get(DATE_ENV) or datetime.datetime.now().strftime("%Y-%m-%d")
+
+
+def instructions_in_system() -> bool:
+    """`VLLM_GPT_OSS_HARMONY_SYSTEM_INSTRUCTIONS`, read per request as vLLM does (an integer)."""
+    raw = os.environ.get(SYSTEM_INSTRUCTIONS_ENV, "0")
+    try:
+        return bool(int(raw))
+    except ValueError:
+        raise RequestValidationFailure(f"invalid literal for int() with base 10: {raw!r}") from None
+
+
+def preamble_messages(
+    instructions: str | None, tools: Sequence[dict[str, Any]] | None
+) -> list[HarmonyMessage]:
+    """The system message, and the developer message when there are instructions or tools."""
+    if instructions_in_system():
+        return [HarmonyMessage("system", [], instructions=instructions)] + (
+            [developer_message(None, tools)] if tools else []
+        )
+    system = HarmonyMessage("system", [])
+    return [system, developer_message(instructions, tools)] if instructions or tools else [system]
+
+
+def instructions_message(role: str, text: str) -> HarmonyMessage:
+    """A system or developer message inside the conversation. With instructions in the system
+    message, a developer message's own text is dropped (vLLM writes it nowhere)."""
+    if not instructions_in_system():
+        return developer_message(text, None)
+    if role == "system":
+        return HarmonyMessage("system", [], instructions=text)
+    return developer_message(None, None)
+
+
+def write_system_texts(messages: Sequence[HarmonyMessage], effort: str | None) -> None:
+    """Fill in the system messages' text once the conversation is known: the first carries
+    the request's reasoning effort, later ones the default."""
+    has_functions = any(m.tools for m in messages if m.role == "developer")
+    date = conversation_date()
+    for i, message in enumerate(messages):
+        if message.role == "system" and message.author is None:
+            level = (effort or "medium") if i == 0 else "medium"
+            message.parts = [system_text(level, date, has_functions, message.instructions)]
 
 
 def chat_messages(messages: Sequence[dict[str, Any]]) -> list[HarmonyMessage]:
@@ -170,7 +217,7 @@ def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMess
     elif role in ("system", "developer"):
         instructions = flatten_text(_eager_content(msg))
         if instructions is not None:
-            out.append(developer_message(instructions, None))
+            out.append(instructions_message(role, instructions))
     else:
         out.append(HarmonyMessage(str(role), parts))
     return out
@@ -207,12 +254,8 @@ def harmony_conversation(
     if rest and rest[0].get("role") in ("system", "developer"):
         instructions = flatten_text(_eager_content(rest[0]))
         rest = rest[1:]
-    preamble: list[HarmonyMessage] = [HarmonyMessage("system", [])]
-    if instructions or tools:
-        preamble.append(developer_message(instructions, tools))
-    body = drop_old_analysis(preamble + chat_messages(rest))
-    has_functions = any(m.tools for m in body if m.role == "developer")
-    body[0].parts = [system_text(reasoning_effort or "medium", conversation_date(), has_functions)]
+    body = drop_old_analysis(preamble_messages(instructions, tools) + chat_messages(rest))
+    write_system_texts(body, reasoning_effort)
     return body
 
 

@@ -27,11 +27,11 @@ from tokenfront.render.harmony import (
     EFFORTS,
     HarmonyEncoder,
     HarmonyMessage,
-    conversation_date,
-    developer_message,
     drop_old_analysis,
     flatten_text,
-    system_text,
+    instructions_message,
+    preamble_messages,
+    write_system_texts,
 )
 from tokenfront.render.tokens import TokenizeParams, check_token_ids
 from tokenfront.tokenization.registry import ServedModel
@@ -75,17 +75,14 @@ def preamble(instructions: str | None, tools: list[Any], effort: str | None) -> 
         )
     types = {tool.type for tool in tools if tool.type != "mcp"}  # (no MCP label is a system tool)
     shown = tools if not types <= BUILTIN_TOOL_TYPES else None
-    messages = [HarmonyMessage("system", [])]
-    if instructions or shown:
-        messages.append(developer_message(instructions, [_tool_dict(t) for t in shown or []] if shown else None))
-    return messages
+    return preamble_messages(instructions, [_tool_dict(t) for t in shown] if shown else None)
 
 
 def _message(item: dict[str, Any]) -> HarmonyMessage | None:
     role, content = item["role"], item["content"]
     if role in ("system", "developer"):
         text = flatten_text(content)
-        return developer_message(text, None) if text else None
+        return instructions_message(role, text) if text else None
     parts = [content] if isinstance(content, str) else [part.get("text", "") for part in content]
     return HarmonyMessage(role, parts, channel="final" if role == "assistant" else None)
 
@@ -223,6 +220,5 @@ def render_responses_harmony(
         effort = effort_map.get(effort, effort)
     messages = drop_old_analysis(harmony_messages(request, effort))
     params = tokenize_params()
-    has_functions = any(m.tools for m in messages if m.role == "developer")
-    messages[0].parts = [system_text(effort or "medium", conversation_date(), has_functions)]
+    write_system_texts(messages, effort)
     return check_token_ids(model, HarmonyEncoder(model.tokenizer).prompt_ids(messages), params)
