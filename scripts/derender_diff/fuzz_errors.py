@@ -105,7 +105,10 @@ def _tokenize_case(rng: random.Random, model: str, tokenize: Any) -> tuple[str, 
 
 def stops_vllm(req: Any) -> bool:
     """Whether vLLM 0.33.0 would 500 on this body in a way that shuts its server down (a tool
-    without a `function` object or name: the listed 5xx row "Request bodies"), so a sweep skips it."""
+    without a `function` object or name; a `structured_outputs` that is no object, on
+    /tokenize: the listed 5xx rows), so a sweep skips it."""
+    if isinstance(req, dict) and not isinstance(req.get("structured_outputs", {}), (dict, type(None))):
+        return True
     chat = (req.get("chat_request") or (req.get("base") or {}).get("chat_request")) if isinstance(req, dict) else None
     tools = chat.get("tools") if isinstance(chat, dict) else None
     return isinstance(tools, list) and any(
