@@ -635,7 +635,9 @@ def check_message_shape(index: int, msg: Any) -> None:
                 raise _bad_message(index, "Invalid content part")
         else:
             raise _bad_message(index, "Input should be a valid string")
-    if "name" in msg and msg["name"] is not None and not isinstance(msg["name"], str):
+    # `name` is a string in every message schema but the tool message's, which ignores it
+    tool_message = role == "tool" and isinstance(msg.get("tool_call_id"), str)
+    if "name" in msg and not tool_message and not isinstance(msg["name"], str):
         raise _bad_message(index, "Input should be a valid string")
     if (custom or role == "tool") and not isinstance(msg.get("tool_call_id"), (str, type(None))):
         raise _bad_message(index, "Input should be a valid string: tool_call_id")
