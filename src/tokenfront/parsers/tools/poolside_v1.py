@@ -335,7 +335,10 @@ class PoolsideV1ToolParser(ToolParser):
             continue
         calls = list(pending.values())
         if content is None and not calls:
-            return None
+            # vLLM's parser answers a delta with nothing to send as empty content when the
+            # request asks for logprobs (so the chunk carrying them is sent)
+            request = self.ctx.extra.get("chat_request")
+            return DeltaMessage(content="") if getattr(request, "logprobs", False) else None
         return DeltaMessage(content=content, tool_calls=calls)
 
     def remaining_args(self, state: JSONState) -> str:
