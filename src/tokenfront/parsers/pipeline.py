@@ -314,9 +314,9 @@ class ChatOutputParser:
                 return list(info.tool_calls), new_content
             if (required or named is not None) and _blank(content):
                 return [], None
-            if self.engine_based or getattr(tool, "content_without_calls_parsed", False):
+            if self.engine_based or (content and getattr(tool, "content_without_calls_parsed", False)):
                 # the parser's own content (vLLM's engine parsers; tool parsers whose tests
-                # assert it: docs/deviations.md)
+                # assert it: docs/deviations.md; an empty output stays vLLM's "")
                 return None, info.content or None
             return None, content
         return [], content
