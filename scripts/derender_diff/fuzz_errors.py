@@ -109,7 +109,7 @@ def stops_vllm(req: Any) -> bool:
     /tokenize: the listed 5xx rows), so a sweep skips it."""
     if isinstance(req, dict) and not isinstance(req.get("structured_outputs", {}), (dict, type(None))):
         return True
-    chat = (req.get("chat_request") or (req.get("base") or {}).get("chat_request")) if isinstance(req, dict) else None
+    chat = (req.get("chat_request") or (req.get("base") or {}).get("chat_request") or req) if isinstance(req, dict) else None
     tools = chat.get("tools") if isinstance(chat, dict) else None
     return isinstance(tools, list) and any(
         isinstance(t, dict) and (not isinstance(t.get("function"), dict) or "name" not in t["function"])

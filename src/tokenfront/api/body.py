@@ -11,6 +11,7 @@ import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.requests import Request
 
+from tokenfront import json_codec
 from tokenfront.api.errors import body_too_large, http_error, validation_error
 
 M = TypeVar("M", bound=BaseModel)
@@ -53,7 +54,7 @@ def parse_json_body(raw: bytes) -> Any:
             "1 validation error:\n  {'type': 'missing', 'loc': 'body', 'msg': 'Field required', 'input': 'None'}",
         )
     try:
-        data = orjson.loads(raw)
+        data = json_codec.loads(raw)
     except orjson.JSONDecodeError as exc:
         data = _python_json(raw, exc)
     if _too_deep(data, raw):
@@ -163,4 +164,4 @@ def parse_model(model_cls: type[M] | TypeAdapter[T], data: Any) -> M | T:
 
 
 def json_response_bytes(payload: Any) -> bytes:
-    return orjson.dumps(payload)
+    return json_codec.dumps(payload)

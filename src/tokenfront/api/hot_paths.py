@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import orjson
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tokenfront import json_codec
 from tokenfront.api.body import check_media_type, parse_json_body
 from tokenfront.api.concurrency import run_cpu_sized
 from tokenfront.api.errors import APIError
@@ -74,7 +75,7 @@ class HotPaths:
                 data,
                 _header(scope, b"x-request-id"),
             )
-            body = orjson.dumps(result, option=orjson.OPT_NON_STR_KEYS)
+            body = json_codec.dumps(result, non_str_keys=True)
             status = 200
         except APIError as exc:
             body = orjson.dumps(exc.body())

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from starlette.responses import Response
+
+from tokenfront import json_codec
 
 
 class JSONBytesResponse(Response):
@@ -14,4 +15,4 @@ class JSONBytesResponse(Response):
     def render(self, content: Any) -> bytes:
         if isinstance(content, bytes):
             return content
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+        return json_codec.dumps(content, non_str_keys=True)

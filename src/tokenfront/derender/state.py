@@ -16,8 +16,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from tokenfront import json_codec
 from tokenfront.api.errors import APIError
 from tokenfront.tokenization.detokenizer import DetokWindow
 from tokenfront.tokenization.registry import ServedModel
@@ -148,7 +147,7 @@ class StateCodec:
         return hmac.new(key, binding + b"\x1e" + payload, hashlib.sha256).digest()
 
     def encode(self, state: StreamState, binding: bytes) -> str:
-        payload = orjson.dumps(state.to_payload())
+        payload = json_codec.dumps(state.to_payload())
         return f"{_b64(payload)}.{_b64(self._mac(self._keys[0], binding, payload))}"
 
     def decode(self, token: str, binding: bytes) -> StreamState:
@@ -163,7 +162,7 @@ class StateCodec:
                 hmac.compare_digest(mac, self._mac(key, binding, payload)) for key in self._keys
             ):
                 raise ValueError("bad signature")
-            state = StreamState.from_payload(orjson.loads(payload))
+            state = StreamState.from_payload(json_codec.loads(payload))
         except Exception:
             raise _not_issued() from None
         # (imported here: the signer is created at start-up, before the request models are)

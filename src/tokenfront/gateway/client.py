@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import orjson
 
+from tokenfront import json_codec
 from tokenfront.api.errors import APIError
 from tokenfront.gateway.sse import MalformedEvent, read_events
 
@@ -129,7 +130,7 @@ class EngineClient:
     async def generate(self, body: dict[str, Any]) -> dict[str, Any]:
         """A non-streaming generate call's JSON answer."""
         try:
-            resp = await self._http.post(GENERATE_PATH, content=orjson.dumps(body), headers=_JSON)
+            resp = await self._http.post(GENERATE_PATH, content=json_codec.dumps(body), headers=_JSON)
         except httpx.HTTPError as exc:
             raise transport_error(exc) from None
         if resp.status_code != HTTPStatus.OK:
@@ -150,7 +151,7 @@ class EngineClient:
         raise `httpx.HTTPError` or `MalformedEvent` (see `transport_error`).
         """
         request = self._http.build_request(
-            "POST", GENERATE_PATH, content=orjson.dumps(body), headers=_SSE
+            "POST", GENERATE_PATH, content=json_codec.dumps(body), headers=_SSE
         )
         try:
             resp = await self._http.send(request, stream=True)

@@ -7,12 +7,14 @@ from typing import Any
 
 import orjson
 
+from tokenfront import json_codec
+
 DONE = b"data: [DONE]\n\n"
 
 
 def event(data: Any) -> bytes:
     """One `data:` event carrying `data` as JSON."""
-    return b"data: " + orjson.dumps(data) + b"\n\n"
+    return b"data: " + json_codec.dumps(data) + b"\n\n"
 
 
 class MalformedEvent(ValueError):

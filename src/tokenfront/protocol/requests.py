@@ -782,7 +782,7 @@ class ChatCompletionRequest(_OpenAIModel):
         """`tool_choice` as plain JSON."""
         choice = self.tool_choice
         if isinstance(choice, ChatCompletionNamedToolChoiceParam):
-            return {"function": {"name": choice.function.name}, "type": choice.type}
+            return choice.model_dump()  # (unknown keys kept, as vLLM's model keeps them)
         return choice
 
     @property
