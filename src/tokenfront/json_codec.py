@@ -8,19 +8,21 @@ payload orjson cannot write is written with `json`.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
-_LONG_DIGITS = re.compile(rb"\d{19}")
+# Every digit as "0", every other byte as a space: a run of 19 digits is then one `in` away
+# (~1 ns a byte, a quarter of orjson's own time on a logprobs-heavy body; a regex takes 14).
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"0" * 19
 
 
 def loads(raw: bytes | str) -> Any:
     """Parsed JSON (raises `orjson.JSONDecodeError` where orjson does)."""
     data = orjson.loads(raw)
     text = raw.encode() if isinstance(raw, str) else raw
-    if _LONG_DIGITS.search(text) is None:
+    if _LONG_RUN not in text.translate(_DIGITS_AS_ZERO):
         return data
     try:
         return json.loads(raw)
