@@ -117,11 +117,12 @@ def preamble_messages(
 ) -> list[HarmonyMessage]:
     """The system message, and the developer message when there are instructions or tools."""
     if instructions_in_system():
-        return [HarmonyMessage("system", [], instructions=instructions)] + (
-            [developer_message(None, tools)] if tools else []
-        )
-    system = HarmonyMessage("system", [])
-    return [system, developer_message(instructions, tools)] if instructions or tools else [system]
+        system, developer_instructions = HarmonyMessage("system", [], instructions=instructions), None
+    else:
+        system, developer_instructions = HarmonyMessage("system", []), instructions
+    if developer_instructions or tools:
+        return [system, developer_message(developer_instructions, tools)]
+    return [system]
 
 
 def instructions_message(role: str, text: str) -> HarmonyMessage:
@@ -140,7 +141,7 @@ def write_system_texts(messages: Sequence[HarmonyMessage], effort: str | None) -
     has_functions = any(m.tools for m in messages if m.role == "developer")
     date = conversation_date()
     for i, message in enumerate(messages):
-        if message.role == "system" and message.author is None:
+        if message.role == "system":
             level = (effort or "medium") if i == 0 else "medium"
             message.parts = [system_text(level, date, has_functions, message.instructions)]
 
