@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from tokenfront.protocol.requests import (
     RequestValidationFailure,
     StructuredOutputsParams,
@@ -59,18 +61,39 @@ class HarmonyMessage:
     instructions: str | None = None  # a system message's lines after the model identity
 
 
+class TextContent(BaseModel):
+    """openai-harmony's text content, as vLLM builds one from each part's `text`."""
+
+    text: str
+
+
+def part_text(part: Any) -> str:
+    """vLLM's `TextContent(text=part.get("text", ""))` for one content part: its errors too."""
+    if not isinstance(part, dict):
+        raise RequestValidationFailure(f"'{type(part).__name__}' object has no attribute 'get'")
+    try:
+        return TextContent(text=part.get("text", "")).text
+    except ValidationError as exc:
+        raise RequestValidationFailure(str(exc)) from None
+
+
 def flatten_text(content: Any) -> str | None:
     """Text of a string or of a list of parts (strings or dicts with `text`)."""
     if content is None or isinstance(content, str):
         return content
     if not isinstance(content, list):
         return None
-    texts: list[str] = []
+    texts: list[Any] = []
     for item in content:
         if isinstance(item, str):
             texts.append(item)
         elif isinstance(item, dict) and item.get("text") is not None:
-            texts.append(str(item["text"]))
+            texts.append(item["text"])
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):  # vLLM joins them: Python's TypeError
+            raise RequestValidationFailure(
+                f"sequence item {i}: expected str instance, {type(text).__name__} found"
+            )
     return "".join(texts) if texts else None
 
 
@@ -175,12 +198,7 @@ def _part_texts(msg: dict[str, Any]) -> list[str]:
         raise RequestValidationFailure(
             f"validation errors for ValidatorIterator: invalid content part in a {msg.get('role')} message"
         )
-    texts = []
-    for part in eager:
-        if not isinstance(part, dict):  # vLLM calls `.get` on it (a 500 there)
-            raise RequestValidationFailure(f"'{type(part).__name__}' object has no attribute 'get'")
-        texts.append(part.get("text", ""))
-    return texts
+    return [part_text(part) for part in eager]  # (a part that is no object: a 500 in vLLM)
 
 
 def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMessage]:

@@ -30,6 +30,7 @@ from tokenfront.render.harmony import (
     drop_old_analysis,
     flatten_text,
     instructions_message,
+    part_text,
     preamble_messages,
     write_system_texts,
 )
@@ -122,7 +123,7 @@ def _texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
     if isinstance(content, list):
-        return [part.get("text", "") if isinstance(part, dict) else "" for part in content]
+        return [part_text(part) if isinstance(part, dict) else "" for part in content]
     raise _unsupported("content that is neither text nor a part list")
 
 
