@@ -72,7 +72,7 @@ def mutate(rng: random.Random, root: Any) -> str:
         return f"del {path}"
     if roll < 0.35 and isinstance(parent, dict):
         new = rng.choice(UNKNOWN_KEYS)
-        parent[new] = rng.choice(ODD_VALUES)
+        parent[new] = copy.deepcopy(rng.choice(ODD_VALUES))  # (shared, it could come to hold itself)
         return f"add {path[:-1] + (new,)}={parent[new]!r}"[:120]
     if roll < 0.45 and isinstance(value, list):
         if value and rng.random() < 0.5:
