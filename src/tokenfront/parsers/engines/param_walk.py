@@ -9,7 +9,11 @@ parser tests (`tests/tool_parsers/test_qwen3_xml_coder_shared.py`):
 * such a `</parameter>` ends the value only when what follows it (after whitespace) is
   structural: a `<parameter=X>` with X a parameter of the tool (any X when the schema names
   none), `</function>`, `</tool_call>`, `<function=`, or the end of the call; anything else
-  keeps it as text of the value;
+  keeps it as text of the value. A `<parameter=X>` with X outside the schema keeps it only
+  when a later `</parameter>` does end the value: when none does (the model gave a parameter
+  the schema does not name), or only a missing close tag would, the first such
+  `</parameter>` ends it after all, as in vLLM 0.33.0, and X is read as a parameter; a
+  stream holds the value there until it knows;
 * a line-start `<parameter=X>` outside nested literals, with X a parameter of the tool not yet
   given in this call, ends a value that never got its `</parameter>` (a missing close tag).
 
@@ -67,7 +71,8 @@ def _line_open(body: str, start: int, value_start: int) -> int:
 
 
 def _follower(body: str, at: int, names: frozenset[str] | None, final: bool) -> str:
-    """Whether the `</parameter>` ending at `at` closes the value: close, literal or wait."""
+    """Whether the `</parameter>` ending at `at` closes the value: close, literal, wait, or
+    undeclared (a `<parameter=X>` follows with X outside the schema)."""
     while at < len(body) and body[at] in _WS:
         at += 1
     rest = body[at:]
@@ -78,7 +83,7 @@ def _follower(body: str, at: int, names: frozenset[str] | None, final: bool) -> 
         gt = rest.find(">", len(PARAM_START))
         if gt == -1:
             return undecided
-        return "close" if _valid(rest[len(PARAM_START) : gt], names) else "literal"
+        return "close" if _valid(rest[len(PARAM_START) : gt], names) else "undeclared"
     for marker in (PARAM_START, *STRUCTURAL_FOLLOWERS):
         if rest.startswith(marker):
             return "close"
@@ -102,6 +107,7 @@ def _value_end(
     """
     depth = 0
     i = value_start
+    fallback: tuple[int, int] | None = None  # the first `</parameter>` before an undeclared name
     while True:
         close = body.find(PARAM_END, i)
         opener = _line_open(body, i, value_start)
@@ -114,11 +120,15 @@ def _value_end(
                 continue
             name = body[opener + len(PARAM_START) : gt]
             if depth == 0 and _valid(name, names) and name not in seen and name != current:
+                if fallback is not None:  # a real `</parameter>` beats a missing one
+                    return "closed", *fallback
                 return "implicit", opener, opener
             depth += 1
             i = gt + 1
             continue
         if close == -1:
+            if final and fallback is not None:
+                return "closed", *fallback
             return "open", len(body), len(body)
         after = close + len(PARAM_END)
         if depth > 0:
@@ -128,8 +138,10 @@ def _value_end(
         verdict = _follower(body, after, names, final)
         if verdict == "close":
             return "closed", close, after
-        if verdict == "wait":
+        if verdict == "wait" or (verdict == "undeclared" and not final):
             return "stop", close, close
+        if verdict == "undeclared" and fallback is None:
+            fallback = (close, after)
         i = after
 
 
