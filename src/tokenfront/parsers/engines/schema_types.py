@@ -159,7 +159,7 @@ def coerce_object(args: dict[str, Any], properties: dict[str, Any]) -> bool:
 
 
 def tool_properties(tools: list[dict[str, Any]] | None, name: str) -> Any:
-    """The `properties` of the named function tool's parameters ({} when unknown)."""
+    """The `properties` of the named function tool's parameters ({} when unknown or no object)."""
     for tool in tools or ():
         if not isinstance(tool, dict):
             continue
@@ -167,7 +167,8 @@ def tool_properties(tools: list[dict[str, Any]] | None, name: str) -> Any:
         if not isinstance(function, dict) or function.get("name") != name:
             continue
         params = function.get("parameters") or {}
-        return params.get("properties", {}) if isinstance(params, dict) else {}
+        properties = params.get("properties", {}) if isinstance(params, dict) else {}
+        return properties if isinstance(properties, dict) else {}
     return {}
 
 
