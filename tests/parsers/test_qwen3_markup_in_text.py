@@ -41,6 +41,22 @@ def test_close_followed_by_unknown_parameter_is_text() -> None:
     assert _values(body, None) == {"content": "a", "other": "b\n</parameter>\nc"}
 
 
+def test_parameter_outside_the_schema_is_a_parameter_when_no_later_close_ends_the_value() -> None:
+    # vLLM 0.33.0 reads both parameters; a later `</parameter>` would have made it text (above)
+    body = "<parameter=path>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n"
+    assert _values(body) == {"path": "Paris", "days": "3"}
+    # ... also when only a missing close tag (an unseen schema parameter) would end it
+    body += "<parameter=content>\nx\n</parameter>\n"
+    assert _values(body) == {"path": "Paris", "days": "3", "content": "x"}
+
+
+def test_stream_holds_a_value_followed_by_a_parameter_outside_the_schema() -> None:
+    body = "<parameter=path>\nParis\n</parameter>\n<parameter=days>\n3"
+    walk = walk_params(body, NAMES, final=False)
+    assert walk.tail == "stop"
+    assert _values(body, final=False) == {"path": "Paris"}
+
+
 def test_missing_close_ends_at_an_unseen_schema_parameter() -> None:
     body = "<parameter=path>\nx\n<parameter=content>\ny\n</parameter>\n"
     assert _values(body) == {"path": "x", "content": "y"}
