@@ -51,18 +51,18 @@ def _partial(delta: str, marker: str) -> bool:
 class Olmo3ReasoningParser(ReasoningParser):
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
+        ids: dict[str, int] = {}
         for token in ("Ġ</", "</", "think", ">"):  # vLLM looks each up in the vocabulary
-            if self.vocab_id(token) is None:
+            found = self.vocab_id(token)
+            if found is None:
                 raise KeyError(token)
-    def _end_ids(self) -> tuple[list[int], list[int]]:
-        first = [self.vocab_id(t) for t in ("Ġ</", "</")]
-        rest = [self.vocab_id(t) for t in ("think", ">")]
-        if None in first or None in rest:
-            raise ValueError("olmo3 reasoning parser needs '</', 'think' and '>' tokens")
-        return [t for t in first if t is not None], [t for t in rest if t is not None]
+            ids[token] = found
+        # `</think>` is split: `</` (or `Ġ</`) then `think` and `>`
+        self._end_first = [ids["Ġ</"], ids["</"]]
+        self._end_rest = [ids["think"], ids[">"]]
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
-        first, rest = self._end_ids()
+        first, rest = self._end_first, self._end_rest
         ids = list(token_ids)
         for i in range(len(ids) - len(rest), -1, -1):
             if ids[i + 1 : i + 1 + len(rest)] == rest and ids[i] in first:
