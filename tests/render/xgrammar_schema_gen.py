@@ -233,6 +233,25 @@ def mixed(rng: random.Random, depth: int = 0) -> Schema:
     return {"type": "object", "properties": {"v": _leaf(rng), "w": _leaf(rng)}, "required": ["v"]}
 
 
+_NOT_OBJECTS = [True, True, False, None, 0, 1.5, -0.0, 12345678901234567890, 1e100, "x", "a/b\"é\x7f",
+                [], [None], [1, "a b", {"k": [2.5, None], "b": 1}]]
+
+
+def non_object(rng: random.Random) -> Schema:
+    """A boolean or a value that is no object where a schema is read: `true` is any value,
+    the rest are refused with the value printed back."""
+    value = rng.choice(_NOT_OBJECTS)
+    return rng.choice([
+        lambda: {"type": "object", "properties": {"a": value, "b": _small(rng)}},
+        lambda: {"type": "array", "items": value},
+        lambda: {"type": "array", "prefixItems": [_small(rng), value]},
+        lambda: {rng.choice(["anyOf", "oneOf"]): [_small(rng), value]},
+        lambda: {"allOf": [value]},
+        lambda: {"type": "object", "properties": {"a": _small(rng)}, "additionalProperties": value},
+        lambda: {"type": "object", "properties": {"a": {"type": "array", "items": {"anyOf": [value]}}}},
+    ])()
+
+
 FEATURES: dict[str, Callable[[random.Random], Schema]] = {
     "integer": integer,
     "number": number,
@@ -243,6 +262,7 @@ FEATURES: dict[str, Callable[[random.Random], Schema]] = {
     "enum_const": enum_const,
     "string_format": string_format,
     "mixed": mixed,
+    "non_object": non_object,
 }
 
 

@@ -5,6 +5,8 @@ Special tokens are always kept (the filter needs the markers). A JSON response f
 the tools are folded into one xgrammar `structural_tag` whose tags depend on the architecture:
 the schema inside `<|START_RESPONSE|>` (and `<|START_TEXT|>` for the vision / MoE models), the
 calls inside `<|START_ACTION|>`. Other architectures cannot take it: vLLM answers 400.
+On a Responses request vLLM reads the request's own `structured_outputs` (not `text.format`)
+and its tools as sent (any kind with a name); a tag beside a `text.format` is refused.
 
 The tools' tag holds the list-of-calls EBNF grammar of `cohere_tools_grammar` (xgrammar's
 JSON-schema conversion reproduced for a subset of JSON Schema); a tool schema outside that
@@ -25,6 +27,7 @@ from tokenfront.protocol.requests import (
 )
 from tokenfront.render.cohere_tools_grammar import tool_definitions, tools_grammar
 from tokenfront.render.json_schema_ebnf import SchemaRejected, UnsupportedSchema
+from tokenfront.render.responses_form import responses_form
 from tokenfront.tokenization.registry import ServedModel
 
 COHERE_PARSERS = frozenset({"cohere_command3", "cohere_command4"})
@@ -65,9 +68,8 @@ def _from_body(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
-    """The JSON schema the request asks for: `response_format` first, then `structured_outputs`."""
-    rf = request.response_format
+def _schema(rf: Any, so: StructuredOutputsParams | None) -> dict[str, Any] | None:
+    """The JSON schema a request asks for: `response_format` first, then `structured_outputs`."""
     if isinstance(rf, ResponseFormat):
         if rf.type == "json_object":
             return {"type": "object"}
@@ -75,7 +77,6 @@ def _schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
             found = _unwrap(rf.json_schema.json_schema)
             if found is not None:
                 return found
-    so = request.structured_outputs
     if so is None:
         return None
     if so.json_object:
@@ -93,13 +94,17 @@ def _schema(request: ChatCompletionRequest) -> dict[str, Any] | None:
 
 def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
     request.skip_special_tokens = False
+    form = responses_form(request)
     so = request.structured_outputs
+    if form is not None and not form.own_structured_outputs:
+        so = None  # vLLM reads a Responses request's own field, not its text.format
     if so is not None and so.structural_tag is not None:
         return
     if request.response_format is not None and request.response_format.type == "structural_tag":
         return
-    schema = _schema(request)
-    if schema is None and not request.tools:
+    schema = _schema(request.response_format, so)
+    tools = request.tools if form is None else list(form.request_tools)
+    if schema is None and not tools:
         return
     architectures = model.hf_config.get("architectures") or []
     if not architectures:
@@ -115,15 +120,15 @@ def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
     if schema is not None:
         tags = [{"begin": begin, "content": {"type": "json_schema", "json_schema": schema}, "end": end}
                 for begin, end in _JSON_TAGS[arch]]
-    if request.tools:
-        tools = tool_definitions(request.tools)
-        if not tools:
+    if tools:
+        definitions = tool_definitions(tools)
+        if not definitions:
             raise RequestValidationFailure(
                 "No valid tool definitions could be parsed from the request for structural tag "
                 "conversion."
             )
         try:
-            grammar = tools_grammar(tools)
+            grammar = tools_grammar(definitions)
         except SchemaRejected as exc:  # vLLM: xgrammar's error escapes as a 500 (deviations.md)
             raise APIError(f"Invalid tool parameters schema: {exc}", param="tools") from None
         except UnsupportedSchema:
@@ -132,6 +137,10 @@ def adjust(model: ServedModel, request: ChatCompletionRequest) -> None:
                      "end": _ACTION[1]})
     tag = {"type": "structural_tag",
            "format": {"type": "triggered_tags", "triggers": [t["begin"] for t in tags], "tags": tags}}
+    if form is not None and form.text_format:
+        raise RequestValidationFailure(
+            "Cannot specify both structured_outputs and text.format", parameter="structured_outputs"
+        )
     request.structured_outputs = StructuredOutputsParams.model_validate({"structural_tag": json.dumps(tag)})
     if isinstance(request.response_format, ResponseFormat) and request.response_format.type != "text":
         request.response_format = None

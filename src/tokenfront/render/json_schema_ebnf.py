@@ -279,8 +279,12 @@ class _Converter:
     @staticmethod
     def _plain(schema: Any) -> str | None:
         """The built-in rule of a schema that only names a plain type (or nothing)."""
+        if schema is True:
+            return None  # any value, written out in a rule of its own
+        if schema is False:
+            raise SchemaRejected("Schema 'false' cannot accept any value")
         if not isinstance(schema, dict):
-            raise UnsupportedSchema("schema is not an object")
+            raise SchemaRejected(f"Schema should be an object or bool, but got {_json_text(schema)}")
         keys = set(schema) - _NOTES
         if not keys:
             return "basic_any"
@@ -301,6 +305,8 @@ class _Converter:
         """The rule's alternatives; `direct`: written out even where xgrammar would refer to a
         built-in rule (a schema generated in place, as the one schema of an `allOf`)."""
         plain = self._plain(schema)
+        if schema is True:
+            return _ANY_ALTERNATIVES
         if plain is not None and rule.name == "root" and not direct:
             return [[plain]]
         if plain == "basic_any":
@@ -614,7 +620,7 @@ class _Converter:
             raise UnsupportedSchema("required name that is not a string")
         extra = schema.get("additionalProperties", False)
         if not isinstance(extra, (bool, dict)):
-            raise UnsupportedSchema("additionalProperties")
+            self._plain(extra)  # refused as any schema that is no object
         if isinstance(extra, dict) and keys & {"minProperties", "maxProperties"}:
             _Converter(self.root_schema)._define("root", extra)  # parsed before the counts are checked
         low, high = self._property_count(schema, extra is not False, len(set(required)), len(names))

@@ -285,9 +285,11 @@ def to_chat_request(request: ResponsesRequest, *, with_messages: bool = True) ->
     chat.cache_salt = request.cache_salt
     chat.mm_payload = request.mm_payload
     own = request.structured_outputs is not None
-    if not (own and _text_format(request) is not None):
+    text_format = _text_format(request) is not None
+    if not (own and text_format):
         chat.structured_outputs = request_structured_outputs(request)
-    attach_form(chat, ResponsesForm(request.tool_choice if request.tools else None, own))
+    attach_form(chat, ResponsesForm(request.tool_choice if request.tools else None, own, text_format,
+                                    tuple(request.tools)))
     # sampling fields, read by `build_sampling_params`
     for name in (
         "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "presence_penalty",

@@ -20,6 +20,11 @@ class ResponsesForm:
     template_tool_choice: Any
     # The request has its own `structured_outputs`: a forced tool schema beside it is refused.
     own_structured_outputs: bool
+    # The request has a `text.format`: a parser that sets the request's structured outputs
+    # (Cohere's) makes vLLM refuse the pair.
+    text_format: bool = False
+    # The Responses tools as sent (every kind), for a parser that reads them unconverted.
+    request_tools: tuple[Any, ...] = ()
     # gpt-oss: builtin (non-function) tools are listed, which asks for vLLM's fallback
     # structural tag even without function tools.
     builtin_tools: bool = False
