@@ -100,7 +100,7 @@ def test_conversation_messages(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "Current date: 2026-01-15\n\nReasoning: low" in msgs[0].parts[0]
     assert msgs[0].parts[0].endswith("Calls to these tools must go to the commentary channel: 'functions'.")
     assert msgs[1].parts[0].startswith("# Instructions\n\nBe brief.\n\n# Tools")
-    assert msgs[-1].author == "functions.get_weather"
+    assert msgs[-1].name == "functions.get_weather"
 
 
 def test_system_instructions_switch_moves_instructions_into_the_system_message(monkeypatch: pytest.MonkeyPatch) -> None:

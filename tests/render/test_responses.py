@@ -402,7 +402,7 @@ def test_harmony_items_become_channel_messages() -> None:
         {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
         {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Sunny."}]},
     ])
-    got = [(m.role, m.author, m.channel, m.recipient, m.parts) for m in harmony_messages(request, "low")[1:]]
+    got = [(m.role, m.name, m.channel, m.recipient, m.parts) for m in harmony_messages(request, "low")[1:]]
     assert got == [
         ("user", None, None, None, ["Weather?"]),
         ("assistant", None, "analysis", None, ["a\nb"]),
@@ -443,11 +443,11 @@ def test_harmony_previous_input_messages_drop_instructions() -> None:
         {"role": "tool", "name": "f", "content": "r"},
         {"author": {"role": "assistant"}, "content": "{}", "channel": "commentary", "recipient": "functions.g", "content_type": "<|constrain|>json"},
     ])
-    got = [(m.role, m.author, m.recipient, m.tool_call, m.content_type) for m in harmony_messages(request, None)[1:]]
+    got = [(m.role, m.name, m.recipient, m.content_type) for m in harmony_messages(request, None)[1:]]
     assert got == [
-        ("assistant", None, "functions.f", True, "json"),
-        ("tool", "functions.f", "assistant", False, "json"),
-        ("assistant", None, "functions.g", True, "json"),
+        ("assistant", None, "functions.f", "json"),
+        ("tool", "functions.f", "assistant", None),
+        ("assistant", None, "functions.g", "<|constrain|>json"),
     ]  # and no user message for the empty input
 
 
@@ -494,6 +494,14 @@ def _model_dir(model: str) -> Path:
     return path
 
 
+def _deviations() -> dict[str, str]:
+    path = REPO / "tests" / "golden" / "deviations.json"
+    if not path.is_file() or os.environ.get("TOKENFRONT_PARITY_NO_DEVIATIONS"):
+        return {}
+    listed: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return listed
+
+
 _clients: dict[str, Any] = {}
 
 
@@ -516,6 +524,9 @@ def _client(name: str, config: dict[str, Any]) -> Any:
 @pytest.mark.skipif(not (PARITY / "paritylib.py").is_file(), reason=f"shared parity harness not found at {PARITY}")
 @pytest.mark.parametrize("case", _golden_cases())
 def test_golden_answer_matches_vllm(case: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    reason = _deviations().get(case["id"])
+    if reason:
+        pytest.skip(f"deliberate deviation from vLLM 0.33.0: {reason}")
     lib = _paritylib()
     config = lib.load_configs(CONFIGS)[case["config"]]
     if not _model_dir(config["model"]).is_dir():

@@ -52,11 +52,10 @@ SYSTEM_INSTRUCTIONS_ENV = "VLLM_GPT_OSS_HARMONY_SYSTEM_INSTRUCTIONS"
 class HarmonyMessage:
     role: str
     parts: list[str]
-    author: str | None = None  # a tool result's author (`functions.NAME`)
+    name: str | None = None  # the author's name: a tool's whole header (`functions.NAME`)
     channel: str | None = None
     recipient: str | None = None
-    tool_call: bool = False  # an assistant call: `assistant to=RECIPIENT<|channel|>C TYPE`
-    content_type: str = "json"
+    content_type: str | None = None  # `json` on a tool call
     tools: list[dict[str, Any]] = field(default_factory=list)
     instructions: str | None = None  # a system message's lines after the model identity
 
@@ -219,14 +218,14 @@ def _one_message(msg: dict[str, Any], names: dict[Any, Any]) -> list[HarmonyMess
                     [fn.get("arguments") or ""],
                     channel="commentary",
                     recipient=f"functions.{fn.get('name') or ''}",
-                    tool_call=True,
+                    content_type="json",
                 )
             )
         return out
     if role == "tool":
         name = names.get(msg.get("tool_call_id", "")) or ""
         text = flatten_text(_eager_content(msg)) or ""
-        return [HarmonyMessage("tool", [text], author=f"functions.{name}", channel="commentary", recipient="assistant")]
+        return [HarmonyMessage("tool", [text], name=f"functions.{name}", channel="commentary", recipient="assistant")]
     if role == "assistant" and msg.get("reasoning"):
         out.append(HarmonyMessage("assistant", [msg["reasoning"]], channel="analysis"))
     parts = _part_texts(msg)  # (vLLM reads the parts before it looks at the role)
@@ -286,6 +285,7 @@ class HarmonyEncoder:
         vocab = {str(t): int(i) for i, t in tokenizer.added_tokens_decoder.items()}
         self.start, self.end, self.call = vocab["<|start|>"], vocab["<|end|>"], vocab["<|call|>"]
         self.message, self.channel = vocab["<|message|>"], vocab["<|channel|>"]
+        self.constrain = vocab["<|constrain|>"]
 
     def text(self, text: str) -> list[int]:
         """Plain-text ids (special-token names are not read as special tokens)."""
@@ -301,19 +301,40 @@ class HarmonyEncoder:
         ]
 
     def message_ids(self, msg: HarmonyMessage) -> list[int]:
-        if msg.tool_call:  # vLLM keeps gpt-oss's own call header shape for past calls
-            ids = [self.start, *self.text(f"assistant to={msg.recipient}"), self.channel]
-            ids += [*self.text(f"{msg.channel} {msg.content_type}"), self.message]
-        else:
-            ids = [self.start, *self.text(msg.author if msg.author is not None else msg.role)]
-            if msg.channel is not None:
-                ids += [self.channel, *self.text(msg.channel)]
-            if msg.recipient is not None:
-                ids += self.text(f" to={msg.recipient}")
-            ids.append(self.message)
+        ids = self.header_ids(msg)
         for part in msg.parts:
             ids += self.text(part)
         ids.append(self.call if msg.role == "assistant" and msg.recipient else self.end)
+        return ids
+
+    def header_ids(self, msg: HarmonyMessage) -> list[int]:
+        """`<|start|>` to `<|message|>` as oss-harmony writes it: the author (`role:name`, a tool's
+        name alone), a recipient (`all` unwritten) before the channel, or after it on
+        `commentary`, and ` <|constrain|>TYPE`. An assistant call keeps gpt-oss's own shape
+        (`assistant to=R<|channel|>commentary TYPE`), as vLLM rewrites it."""
+        to = msg.recipient if msg.recipient and msg.recipient != "all" else None
+        after = msg.channel == "commentary"
+        kind = msg.content_type.removeprefix("<|constrain|>") if msg.content_type else None
+        if msg.role == "assistant" and not msg.name and to and after and kind:
+            return [self.start, *self.text(f"assistant to={to}"), self.channel,
+                    *self.text(f"commentary {kind}"), self.message]
+        if msg.role == "tool":
+            if not msg.name:
+                raise RequestValidationFailure("Tools should have a name!")
+            ids = [self.start, *self.text(msg.name)]
+        else:
+            ids = [self.start, *self.text(msg.role)]
+            if msg.name:
+                ids += self.text(f":{msg.name}")
+        if to and not after:
+            ids += self.text(f" to={to}")
+        if msg.channel:
+            ids += [self.channel, *self.text(msg.channel)]
+        if to and after:
+            ids += self.text(f" to={to}")
+        if kind is not None:
+            ids += [*self.text(" "), self.constrain, *self.text(kind)]
+        ids.append(self.message)
         return ids
 
     def prompt_ids(self, messages: Sequence[HarmonyMessage]) -> list[int]:

@@ -102,7 +102,7 @@ def item_message(item: Any, calls: list[ResponseFunctionToolCall]) -> HarmonyMes
         output = data["output"]
         if not isinstance(output, str):  # (vLLM's message model refuses it)
             raise _input_error("A function_call_output's output must be text for Harmony models.")
-        return HarmonyMessage("tool", [output], author=f"functions.{call.name}", channel="commentary", recipient="assistant")
+        return HarmonyMessage("tool", [output], name=f"functions.{call.name}", channel="commentary", recipient="assistant")
     if kind == "reasoning":
         content = data.get("content")
         if not content:
@@ -110,21 +110,20 @@ def item_message(item: Any, calls: list[ResponseFunctionToolCall]) -> HarmonyMes
         return HarmonyMessage("assistant", ["\n".join(part["text"] for part in content)], channel="analysis")
     if kind == "function_call":
         return HarmonyMessage(
-            "assistant", [data["arguments"]], channel="commentary", recipient=f"functions.{data['name']}", tool_call=True
+            "assistant", [data["arguments"]], channel="commentary", recipient=f"functions.{data['name']}",
+            content_type="json",
         )
     raise _input_error(f"Unknown input type: {kind}")
 
 
-def _unsupported(what: str) -> APIError:
-    return APIError(f"previous_input_messages: {what} is not supported by tokenfront.", param="previous_input_messages")
-
-
 def _texts(content: Any) -> list[str]:
+    """vLLM's text contents of a previous message: a string, else `text` of each item (a dict
+    iterates its keys; a non-object item is vLLM's AttributeError, a 500 there)."""
     if isinstance(content, str):
         return [content]
-    if isinstance(content, list):
-        return [part_text(part) if isinstance(part, dict) else "" for part in content]
-    raise _unsupported("content that is neither text nor a part list")
+    if not isinstance(content, (list, dict)):
+        raise RequestValidationFailure(f"'{type(content).__name__}' object is not iterable")
+    return [part_text(part) for part in content]
 
 
 def _role(role: Any) -> str:
@@ -139,15 +138,8 @@ def _harmony_format(msg: dict[str, Any]) -> HarmonyMessage:
     role, name = _role(author.get("role")), author.get("name")
     content = msg.get("content", "")
     parts = _texts(content) if isinstance(content, (str, list)) else [""]
-    channel, recipient, content_type = msg.get("channel") or None, msg.get("recipient") or None, msg.get("content_type")
-    if name and role != "tool":
-        raise _unsupported("an author name on a non-tool message")
-    if content_type:
-        if not (role == "assistant" and recipient and channel):
-            raise _unsupported("a content type outside an assistant tool call")
-        content_type = content_type.removeprefix("<|constrain|>")  # (rendered once either way)
-        return HarmonyMessage(role, parts, channel=channel, recipient=recipient, tool_call=True, content_type=content_type)
-    return HarmonyMessage(role, parts, author=name or None, channel=channel, recipient=recipient)
+    return HarmonyMessage(role, parts, name=name or None, channel=msg.get("channel") or None,
+                          recipient=msg.get("recipient") or None, content_type=msg.get("content_type") or None)
 
 
 def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
@@ -163,7 +155,7 @@ def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
                 [(call.get("function") or {}).get("arguments", "") or ""],
                 channel="commentary",
                 recipient=f"functions.{(call.get('function') or {}).get('name', '')}",
-                tool_call=True,
+                content_type="json",
             )
             for call in calls
         ]
@@ -171,7 +163,7 @@ def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
         name = msg.get("name") or ""
         author = name if not name or name.startswith("functions.") else f"functions.{name}"
         text = flatten_text(msg.get("content")) or ""
-        return [HarmonyMessage("tool", [text], author=author, channel="commentary", recipient="assistant")]
+        return [HarmonyMessage("tool", [text], name=author, channel="commentary", recipient="assistant")]
     if role in ("system", "developer"):
         return []  # (instructions come from this request only)
     return [HarmonyMessage(_role(role), _texts(msg.get("content", "")))]
