@@ -15,10 +15,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from openai.types.responses import FunctionTool, ResponseFunctionToolCall
+from pydantic import BaseModel, ValidationError
 
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import RequestValidationFailure
@@ -132,14 +134,43 @@ def _role(role: Any) -> str:
     return str(role)
 
 
+class Author(BaseModel):
+    """openai-harmony's author, as vLLM builds one for a named message (its errors too)."""
+
+    name: str
+
+
+def _serde_kind(value: Any) -> str:
+    """How the encoder's JSON reader names a value that is not the string it wants."""
+    if isinstance(value, bool):
+        return f"boolean `{json.dumps(value)}`"
+    if isinstance(value, int):
+        return f"integer `{value}`"
+    if isinstance(value, float):
+        return f"floating point `{value}`"
+    return "sequence" if isinstance(value, list) else "map"
+
+
+def _header_text(msg: dict[str, Any], key: str) -> str | None:
+    value = msg.get(key)
+    if value and not isinstance(value, str):
+        raise RequestValidationFailure(f"invalid conversation JSON: invalid type: {_serde_kind(value)}, expected a string")
+    return value or None
+
+
 def _harmony_format(msg: dict[str, Any]) -> HarmonyMessage:
     """A message in Harmony's own shape (`author`, `content`, `channel`, `recipient`, ...)."""
     author = msg["author"]
     role, name = _role(author.get("role")), author.get("name")
+    if name:
+        try:
+            Author(name=name)
+        except ValidationError as exc:
+            raise RequestValidationFailure(str(exc)) from None
     content = msg.get("content", "")
     parts = _texts(content) if isinstance(content, (str, list)) else [""]
-    return HarmonyMessage(role, parts, name=name or None, channel=msg.get("channel") or None,
-                          recipient=msg.get("recipient") or None, content_type=msg.get("content_type") or None)
+    return HarmonyMessage(role, parts, name=name or None, channel=_header_text(msg, "channel"),
+                          recipient=_header_text(msg, "recipient"), content_type=_header_text(msg, "content_type"))
 
 
 def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
