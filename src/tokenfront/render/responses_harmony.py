@@ -173,6 +173,19 @@ def _harmony_format(msg: dict[str, Any]) -> HarmonyMessage:
                           recipient=_header_text(msg, "recipient"), content_type=_header_text(msg, "content_type"))
 
 
+def _call_arguments(arguments: Any) -> str:
+    """A past call's arguments: text (vLLM's Message refuses anything else; an object it takes
+    for a content part, which fails later as a 501)."""
+    if not arguments:
+        return ""
+    if not isinstance(arguments, str):
+        raise RequestValidationFailure(
+            "1 validation error for Message\ncontent.0\n  Input should be a valid dictionary or instance of "
+            f"Content [type=model_type, input_value={arguments!r}, input_type={type(arguments).__name__}]"
+        )
+    return arguments
+
+
 def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
     """A chat-shaped message (`role`, `content`, `tool_calls`, ...)."""
     role = msg.get("role")
@@ -183,7 +196,7 @@ def _chat_format(msg: dict[str, Any]) -> list[HarmonyMessage]:
         return [
             HarmonyMessage(
                 "assistant",
-                [(call.get("function") or {}).get("arguments", "") or ""],
+                [_call_arguments((call.get("function") or {}).get("arguments", ""))],
                 channel="commentary",
                 recipient=f"functions.{(call.get('function') or {}).get('name', '')}",
                 content_type="json",
