@@ -125,7 +125,8 @@ def convert(value: str, types: set[str]) -> Any:
 
 class TruncatedCallCloser(ToolParser):
     """A Hunyuan tool parser whose streams send an open call's arguments as JSON snapshots
-    (`_snapshot(state, args_text) -> (json, ends_in_open_string)`); `finish` closes a cut call."""
+    (`_snapshot(state, args_text) -> (json, ends_in_open_string)`); `finish` closes a cut call.
+    Argument values are typed by the tool's parameter schema (`_value`)."""
 
     calls_start: str
     calls_end: str
@@ -135,6 +136,20 @@ class TruncatedCallCloser(ToolParser):
 
     def _snapshot(self, st: JSONState, args_text: str) -> tuple[str, bool]:
         raise NotImplementedError
+
+    def _arg_schema(self, function: str, key: str) -> dict[str, Any]:
+        for tool in self.ctx.tools or ():
+            fn = tool.get("function") or {}
+            if fn.get("name") == function:
+                params = fn.get("parameters")
+                if params is None:
+                    return {}
+                schema: dict[str, Any] = params.get("properties", {}).get(key, {})
+                return schema
+        return {}
+
+    def _value(self, value: str, function: str, key: str) -> Any:
+        return convert(value, schema_types(self._arg_schema(function, key)))
 
     def _take(
         self, st: JSONState, delta_text: str, delta_ids: Sequence[int]
@@ -171,6 +186,15 @@ class TruncatedCallCloser(ToolParser):
         state["sent"] = len(snapshot)
         return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
 
+    def remaining_args(self, state: JSONState) -> str:
+        prev = state.get("prev") or []
+        if not prev:
+            return ""
+        expected = dumps(prev[-1].get("arguments", {}))
+        streamed = state.get("streamed") or []
+        actual = streamed[len(prev) - 1] if len(prev) - 1 < len(streamed) else ""
+        return expected[len(actual) :] if expected.startswith(actual) else ""
+
 
 @tool_parser("hy_v3")
 class HYV3ToolParser(TruncatedCallCloser):
@@ -197,21 +221,6 @@ class HYV3ToolParser(TruncatedCallCloser):
             raise RuntimeError(
                 "HYV3 Tool parser could not locate tool call start/end tokens in the tokenizer!"
             )
-
-    # ---- schema --------------------------------------------------------------------------
-    def _arg_schema(self, function: str, key: str) -> dict[str, Any]:
-        for tool in self.ctx.tools or ():
-            fn = tool.get("function") or {}
-            if fn.get("name") == function:
-                params = fn.get("parameters")
-                if params is None:
-                    return {}
-                schema: dict[str, Any] = params.get("properties", {}).get(key, {})
-                return schema
-        return {}
-
-    def _value(self, value: str, function: str, key: str) -> Any:
-        return convert(value, schema_types(self._arg_schema(function, key)))
 
     # ---- one-shot ------------------------------------------------------------------------
     def _calls(self, text: str) -> list[ToolCall]:
@@ -407,12 +416,3 @@ class HYV3ToolParser(TruncatedCallCloser):
         st["tool"] += 1
         st["id"] = random_tool_call_id()
         return DeltaToolCall(index=st["tool"], id=st["id"], type="function", name=st["name"])
-
-    def remaining_args(self, state: JSONState) -> str:
-        prev = state.get("prev") or []
-        if not prev:
-            return ""
-        expected = dumps(prev[-1].get("arguments", {}))
-        streamed = state.get("streamed") or []
-        actual = streamed[len(prev) - 1] if len(prev) - 1 < len(streamed) else ""
-        return expected[len(actual) :] if expected.startswith(actual) else ""

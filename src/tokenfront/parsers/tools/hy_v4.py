@@ -28,7 +28,7 @@ from tokenfront.parsers.base import (
 from tokenfront.parsers.engines.json_calls import dumps, no_calls
 from tokenfront.parsers.reasoning.hy_v3 import detect_suffix
 from tokenfront.parsers.registry import tool_parser
-from tokenfront.parsers.tools.hy_v3 import TruncatedCallCloser, convert, schema_types
+from tokenfront.parsers.tools.hy_v3 import TruncatedCallCloser, schema_types
 
 
 class _Malformed(ValueError):
@@ -72,20 +72,6 @@ class HYV4ToolParser(TruncatedCallCloser):
             raise RuntimeError(
                 "HYV4 tool extractor could not locate tool call start/end tokens in the tokenizer!"
             )
-
-    def _value(self, value: str, function: str, key: str) -> Any:
-        return convert(value, schema_types(self._arg_schema(function, key)))
-
-    def _arg_schema(self, function: str, key: str) -> dict[str, Any]:
-        for tool in self.ctx.tools or ():
-            fn = tool.get("function") or {}
-            if fn.get("name") == function:
-                params = fn.get("parameters")
-                if params is None:
-                    return {}
-                schema: dict[str, Any] = params.get("properties", {}).get(key, {})
-                return schema
-        return {}
 
     # ---- one-shot (strict) -----------------------------------------------------------------
     def _split(self, body: str) -> tuple[str, str]:
@@ -243,12 +229,3 @@ class HYV4ToolParser(TruncatedCallCloser):
         if open_string:
             parts.append(f'{dumps(partial_key)}: "{dumps(partial_value)[1:-1]}')
         return "{" + ", ".join(parts) + "}", open_string
-
-    def remaining_args(self, state: JSONState) -> str:
-        prev = state.get("prev") or []
-        if not prev:
-            return ""
-        expected = dumps(prev[-1].get("arguments", {}))
-        streamed = state.get("streamed") or []
-        actual = streamed[len(prev) - 1] if len(prev) - 1 < len(streamed) else ""
-        return expected[len(actual) :] if expected.startswith(actual) else ""
