@@ -17,36 +17,21 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from typing import Any
 
-from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolCall
-from tokenfront.parsers.engines.json_call_list import call_matches, complete_calls
-from tokenfront.parsers.engines.json_calls import (
-    JsonToolParser,
-    args_delta,
-    dumps,
-    name_delta,
-    no_calls,
-    snapshot_args_delta,
-)
+from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState
+from tokenfront.parsers.engines.json_call_list import CallListParser, list_tool_calls
+from tokenfront.parsers.engines.json_calls import no_calls
 from tokenfront.parsers.registry import tool_parser
 
 START = "<tool_calls>"
 _BLOCK_RE = re.compile(r"<tool_calls>([\s\S]*?)</tool_calls>", re.DOTALL)
 _THINK_RE = re.compile(r"<think>(.*?)</think>", re.DOTALL)
-_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
-_EMPTY_ARGS_RE = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:\s*\{\s*\}')
-_ARGS_RE = re.compile(
-    r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:\s*(\{(?:[^{}]|(?:\{[^{}]*\}))*\})'
-)
 # The template's reply prefix, dropped from plain answers.
 _REPLY_PREFIX = "助手："
 
 
-def _call_id(index: int | None = None) -> str:
-    if index is None:
-        return f"call_{secrets.token_hex(8)}"
-    return f"call_{index}_{secrets.token_hex(8)}"
+def _one_shot_id(_index: int) -> str:
+    return f"call_{secrets.token_hex(8)}"  # one-shot ids carry no index
 
 
 def _skip_space(i: int, text: str) -> int:
@@ -98,7 +83,7 @@ def split_output(text: str) -> tuple[str | None, str | None]:
 
 
 @tool_parser("hunyuan_a13b")
-class HunyuanA13BToolParser(JsonToolParser):
+class HunyuanA13BToolParser(CallListParser):
     name = "hunyuan_a13b"
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
@@ -111,44 +96,12 @@ class HunyuanA13BToolParser(JsonToolParser):
             data = json.loads(body)
             if not isinstance(data, list):
                 return no_calls(content or text)
-            calls: list[ToolCall] = []
-            for call in data:
-                if not isinstance(call, dict) or "name" not in call or "arguments" not in call:
-                    continue
-                name, args = call["name"], call["arguments"]
-                if not isinstance(name, str):
-                    raise TypeError(name)
-                if isinstance(args, dict):
-                    args = dumps(args)
-                elif not isinstance(args, str):
-                    raise TypeError(args)
-                calls.append(ToolCall(name=name, arguments=args, id=_call_id()))
+            calls = list_tool_calls(data, _one_shot_id)
             if not content or not content.strip():
                 content = None
             return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)
         except Exception:
             return no_calls(text)
-
-    def remaining_args(self, state: JSONState) -> str:
-        # vLLM appends the last call's whole arguments again here; `finish` completes instead.
-        return ""
-
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        """What vLLM's steps left out, sent at the end (engines/json_call_list.py)."""
-        text: str = state.get("text", "")
-        call_at = state.get("call_at")
-        if call_at is None:  # not a tool-call stream: release what was held back
-            held = text[state.get("shown", len(text)) :]
-            return DeltaMessage(content=held) if held else None
-        return complete_calls(state, text, _call_id, call_at)
-
-    def initial_state(self) -> JSONState:
-        state = super().initial_state()
-        state["cur"] = -1
-        state["sent"] = []  # per call: [name sent, "{" sent, arguments sent]
-        state["shown"] = 0  # text before this offset was sent as content
-        state["call_at"] = None  # offset of the calls' `[`, once found
-        return state
 
     def step(
         self,
@@ -183,44 +136,12 @@ class HunyuanA13BToolParser(JsonToolParser):
                 state["prev"] = parsed
         except json.JSONDecodeError:
             pass
-        names = call_matches(_NAME_RE, current_text, start)
-        count = len(names)
-        if count == 0:
-            return None
-        sent: list[list[Any]] = state["sent"]
-        while len(sent) < count:
-            sent.append([False, False, ""])
-        cur = state["cur"]
-        if cur == -1 or cur < count - 1:
-            nxt = cur + 1
-            if nxt < count and not sent[nxt][0]:
-                state["cur"] = nxt
-                sent[nxt][0] = True
-                return name_delta(nxt, _call_id(nxt), names[nxt].group(1))
-        return self._args(state, current_text, cur, count, start)
+        return self.call_step(state, current_text, start)
 
-    def _args(
-        self, state: JSONState, text: str, cur: int, count: int, start: int
-    ) -> DeltaMessage | None:
-        if not 0 <= cur < count:
-            return None
-        sent: list[list[Any]] = state["sent"]
-        # Only the current call's own empty arguments (vLLM: any call's, which sends "{}" for
-        # the current call; test_hunyuan_a13b_tool_parser_streaming_one_empty_args_tool).
-        names = call_matches(_NAME_RE, text, start)
-        empty = _EMPTY_ARGS_RE.match(text, names[cur].start()) if cur < len(names) else None
-        if empty and empty.start() > 0 and not sent[cur][1]:
-            sent[cur][1] = True
-            sent[cur][2] = "{}"
-            if cur < count - 1:
-                state["cur"] = cur + 1
-            return args_delta(cur, "{}")
-        matches = call_matches(_ARGS_RE, text, start)
-        if cur >= len(matches):
-            return None
-        args_text = matches[cur].group(1)
+    def call_args(self, text: str, match: re.Match[str], cur: int, count: int) -> str:
+        args_text = match.group(1)
         if cur != count - 1:
-            nxt = text.find("},{", matches[cur].start())
+            nxt = text.find("},{", match.start())
             if nxt != -1:
-                args_text = text[matches[cur].start() : nxt + 1].split('"arguments":')[1].strip()
-        return snapshot_args_delta(state, sent, cur, count, args_text)
+                args_text = text[match.start() : nxt + 1].split('"arguments":')[1].strip()
+        return args_text

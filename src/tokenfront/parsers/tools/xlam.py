@@ -19,19 +19,15 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
-from typing import Any
 
-from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolCall
-from tokenfront.parsers.engines.json_call_list import call_matches, complete_calls
-from tokenfront.parsers.engines.json_calls import (
-    JsonToolParser,
-    args_delta,
-    dumps,
-    name_delta,
-    no_calls,
-    snapshot_args_delta,
+from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState
+from tokenfront.parsers.engines.json_call_list import (
+    CallListParser,
+    call_id,
+    complete_calls,
+    list_tool_calls,
 )
+from tokenfront.parsers.engines.json_calls import dumps, no_calls
 from tokenfront.parsers.registry import tool_parser
 
 _BLOCK_PATTERNS = [
@@ -40,17 +36,8 @@ _BLOCK_PATTERNS = [
     r"<tool_call>([\s\S]*?)</tool_call>",
 ]
 _THINK_RE = re.compile(r"</think>([\s\S]*)")
-_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _PARTIAL_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)')
-_EMPTY_ARGS_RE = re.compile(r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:\s*\{\s*\}')
-_ARGS_RE = re.compile(
-    r'"name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:\s*(\{(?:[^{}]|(?:\{[^{}]*\}))*\})'
-)
 _OPEN_BLOCK_RE = re.compile(r"```(?:json)?\s*([\s\S]*?)(?:```|$)")
-
-
-def _call_id(index: int) -> str:
-    return f"call_{index}_{secrets.token_hex(8)}"
 
 
 def _loads_ok(text: str) -> bool:
@@ -159,7 +146,7 @@ def _has_block(text: str) -> bool:
 
 
 @tool_parser("xlam")
-class XLAMToolParser(JsonToolParser):
+class XLAMToolParser(CallListParser):
     name = "xlam"
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
@@ -170,47 +157,18 @@ class XLAMToolParser(JsonToolParser):
             data = json.loads(calls_text)
             if not isinstance(data, list):
                 return no_calls(content or text)
-            calls: list[ToolCall] = []
-            for index, call in enumerate(data):
-                if not isinstance(call, dict) or "name" not in call or "arguments" not in call:
-                    continue
-                args = call["arguments"]
-                if not isinstance(call["name"], str):
-                    raise TypeError(call["name"])
-                if isinstance(args, dict):
-                    args = dumps(args)
-                elif not isinstance(args, str):
-                    raise TypeError(args)
-                calls.append(ToolCall(name=call["name"], arguments=args, id=_call_id(index)))
+            calls = list_tool_calls(data, call_id)
             return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)
         except Exception:
             return no_calls(text)
 
-    def remaining_args(self, state: JSONState) -> str:
-        # vLLM appends the last call's whole arguments again here; `finish` completes instead.
-        return ""
-
-    def finish(self, state: JSONState) -> DeltaMessage | None:
-        """What vLLM's steps left out, sent at the end (engines/json_call_list.py)."""
-        text: str = state.get("text", "")
-        call_at = state.get("call_at")
-        if call_at is None:  # not a tool-call stream: release what was held back
-            held = text[state.get("shown", len(text)) :]
-            return DeltaMessage(content=held) if held else None
+    def complete(self, state: JSONState, text: str, call_at: int) -> DeltaMessage | None:
         try:
             calls_text = split_output(text)[1]
         except Exception:
             return None
         search, start = _search_text(text, calls_text, _has_block(text), call_at)
-        return complete_calls(state, search, _call_id, start)
-
-    def initial_state(self) -> JSONState:
-        state = super().initial_state()
-        state["cur"] = -1
-        state["sent"] = []  # per call: [name sent, "{" sent, arguments sent]
-        state["shown"] = 0  # text before this offset was sent as content
-        state["call_at"] = None  # where the calls start, once the text reads as calls
-        return state
+        return complete_calls(state, search, call_id, start)
 
     def step(
         self,
@@ -271,44 +229,19 @@ class XLAMToolParser(JsonToolParser):
         except json.JSONDecodeError:
             pass
         search, start = _search_text(current_text, calls_text, has_block, state["call_at"] or 0)
-        names = call_matches(_NAME_RE, search, start)
-        count = len(names)
-        if count == 0:
-            return None
-        sent: list[list[Any]] = state["sent"]
-        while len(sent) < count:
-            sent.append([False, False, ""])
-        cur = state["cur"]
-        if cur == -1 or cur < count - 1:
-            nxt = cur + 1
-            if nxt < count and not sent[nxt][0]:
-                state["cur"] = cur = nxt
-                sent[cur][0] = True
-                return name_delta(cur, _call_id(cur), names[cur].group(1))
-        if not 0 <= cur < count:
-            return None
-        # Only the current call's own empty arguments (vLLM: any call's, which sends "{}" for
-        # the current call; test_extract_tool_calls_streaming_one_empty_args_tool).
-        empty = _EMPTY_ARGS_RE.match(search, names[cur].start())
-        if empty and empty.start() > 0 and not sent[cur][1]:
-            sent[cur][1] = True
-            sent[cur][2] = "{}"
-            if cur < count - 1:
-                state["cur"] = cur + 1
-            return args_delta(cur, "{}")
-        matches = call_matches(_ARGS_RE, search, start)
-        if cur < len(matches):
-            args_text = matches[cur].group(1)
-            if count > 1:
-                try:
-                    tools = json.loads(search)
-                    if isinstance(tools, list) and cur < len(tools):
-                        this = tools[cur]
-                        if isinstance(this.get("arguments"), dict):
-                            args_text = dumps(this["arguments"])
-                        else:
-                            args_text = str(this.get("arguments", "{}"))
-                except (json.JSONDecodeError, KeyError, IndexError):
-                    pass
-            return snapshot_args_delta(state, sent, cur, count, args_text)
-        return None
+        return self.call_step(state, search, start)
+
+    def call_args(self, text: str, match: re.Match[str], cur: int, count: int) -> str:
+        args_text = match.group(1)
+        if count > 1:
+            try:
+                tools = json.loads(text)
+                if isinstance(tools, list) and cur < len(tools):
+                    this = tools[cur]
+                    if isinstance(this.get("arguments"), dict):
+                        args_text = dumps(this["arguments"])
+                    else:
+                        args_text = str(this.get("arguments", "{}"))
+            except (json.JSONDecodeError, KeyError, IndexError):
+                pass
+        return args_text
