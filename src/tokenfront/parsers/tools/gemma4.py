@@ -104,25 +104,38 @@ def parse_fields(text: str, *, partial: bool = False) -> tuple[dict[str, Any], s
             result[key] = text[i:end]
             i = end + len(DELIM)
         elif text[i] in "{[":
-            opener = text[i]
-            closer = "}" if opener == "{" else "]"
-            sub = i + 1
-            i, depth = _skip_nested(text, sub, opener, closer)
-            parse = _parse_object if opener == "{" else parse_array
-            result[key] = parse(text[sub:i], True) if depth > 0 else parse(text[sub : i - 1], False)
+            result[key], i = _nested_value(text, i)
         else:
-            start = i
-            while i < n and text[i] not in ",}]":
-                i += 1
-            if partial and i >= n:
-                break
-            if i == start:
-                break
-            raw = text[start:i].strip()
-            if partial and raw.endswith("."):
+            raw, i = _bare_value(text, i, ",}]", partial)
+            if raw is None:
                 break
             result[key] = raw
     return result, None
+
+
+def _nested_value(text: str, i: int) -> tuple[Any, int]:
+    """The `{...}` / `[...]` value opening at `i` (an open one read as partial), and its end."""
+    opener = text[i]
+    closer = "}" if opener == "{" else "]"
+    sub = i + 1
+    i, depth = _skip_nested(text, sub, opener, closer)
+    parse = _parse_object if opener == "{" else parse_array
+    return (parse(text[sub:i], True) if depth > 0 else parse(text[sub : i - 1], False)), i
+
+
+def _bare_value(text: str, i: int, stops: str, partial: bool) -> tuple[str | None, int]:
+    """The bare value from `i` up to one of `stops`, and its end (None: no value to take)."""
+    start, n = i, len(text)
+    while i < n and text[i] not in stops:
+        i += 1
+    if partial and i >= n:
+        return None, i
+    if i == start:
+        return None, i
+    raw = text[start:i].strip()
+    if partial and raw.endswith("."):
+        return None, i
+    return raw, i
 
 
 def _parse_object(text: str, partial: bool) -> dict[str, Any]:
@@ -146,22 +159,11 @@ def parse_array(text: str, partial: bool) -> list[Any]:
             items.append(text[i:end])
             i = end + len(DELIM)
         elif text[i] in "{[":
-            opener = text[i]
-            closer = "}" if opener == "{" else "]"
-            sub = i + 1
-            i, depth = _skip_nested(text, sub, opener, closer)
-            parse = _parse_object if opener == "{" else parse_array
-            items.append(parse(text[sub:i], True) if depth > 0 else parse(text[sub : i - 1], False))
+            value, i = _nested_value(text, i)
+            items.append(value)
         else:
-            start = i
-            while i < n and text[i] not in ",]":
-                i += 1
-            if partial and i >= n:
-                break
-            if i == start:
-                break
-            raw = text[start:i].strip()
-            if partial and raw.endswith("."):
+            raw, i = _bare_value(text, i, ",]", partial)
+            if raw is None:
                 break
             items.append(raw)
     return items
