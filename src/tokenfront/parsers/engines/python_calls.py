@@ -595,6 +595,32 @@ def diff_calls(state: JSONState, calls: list[ToolCall], added: str) -> list[Delt
     return deltas
 
 
+def lines_as_list(lines: str) -> str:
+    """Calls written one per line as a `[call, call]` list."""
+    return "[" + ", ".join(line.strip() for line in lines.splitlines() if line.strip()) + "]"
+
+
+def call_list_delta(state: JSONState, text: str, one_per_line: bool = False) -> DeltaMessage | None:
+    """One streaming step over the calls so far: `text` is a `[...]` list or, with
+    `one_per_line`, calls one per line; updates `state`."""
+    try:
+        closed = close_partial(text)
+        if closed is None:
+            return None
+        valid, added = closed
+        if one_per_line:
+            valid, added = lines_as_list(valid), added + "]"
+        calls = calls_in_module(parse_module(valid), skip_bad_calls=True)
+        deltas = diff_calls(state, calls, added)
+    except Exception:
+        return None
+    if deltas:
+        return DeltaMessage(tool_calls=deltas)
+    if not added and state["cur"] > 0:
+        return DeltaMessage(content="")
+    return None
+
+
 def unstreamed_call_args(state: JSONState) -> str:
     """What a final chunk appends to the last tool delta (vLLM compares with `{}`)."""
     if not state.get("called"):
@@ -664,20 +690,7 @@ class PythonCallListParser(ToolParser):
             current = current[len(self.wrapper_start) :]
         if self.wrapper_end and current.endswith(self.wrapper_end):
             current = current[: current.rfind(self.wrapper_end)]
-        try:
-            closed = close_partial(current)
-            if closed is None:
-                return None
-            valid, added = closed
-            calls = calls_in_module(parse_module(valid), skip_bad_calls=True)
-            deltas = diff_calls(state, calls, added)
-        except Exception:
-            return None
-        if deltas:
-            return DeltaMessage(tool_calls=deltas)
-        if not added and state["cur"] > 0:
-            return DeltaMessage(content="")
-        return None
+        return call_list_delta(state, current)
 
 
 class WrappedPythonCallParser(ToolParser):

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolParser
 from tokenfront.parsers.engines.python_calls import (
+    call_list_delta,
     calls_in_module,
-    close_partial,
-    diff_calls,
+    lines_as_list,
     looks_like_call_list,
     new_streaming_state,
     parse_module,
@@ -30,17 +30,13 @@ OPEN, CLOSE = "<function_calls>", "</function_calls>"
 _BLOCK = re.compile(r"<function_calls>(.*?)</function_calls>", re.DOTALL)
 
 
-def _as_list(lines: str) -> str:
-    return "[" + ", ".join(line.strip() for line in lines.splitlines() if line.strip()) + "]"
-
-
 @tool_parser("olmo3")
 class Olmo3ToolParser(ToolParser):
     name = "olmo3"
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         block = _BLOCK.search(text)
-        source = _as_list(block.group(1).strip() if block else text)
+        source = lines_as_list(block.group(1).strip() if block else text)
         if not looks_like_call_list(source):
             return ExtractedToolCalls(False, [], text)
         try:
@@ -66,17 +62,4 @@ class Olmo3ToolParser(ToolParser):
             return DeltaMessage(content=delta_text)
         current = current.removeprefix(OPEN)
         current = current.removesuffix(CLOSE)
-        try:
-            closed = close_partial(current)
-            if closed is None:
-                return None
-            valid, added = closed
-            calls = calls_in_module(parse_module(_as_list(valid)), skip_bad_calls=True)
-            deltas = diff_calls(state, calls, added + "]")
-        except Exception:
-            return None
-        if deltas:
-            return DeltaMessage(tool_calls=deltas)
-        if not added and state["cur"] > 0:
-            return DeltaMessage(content="")
-        return None
+        return call_list_delta(state, current, one_per_line=True)
