@@ -156,7 +156,9 @@ class TruncatedCallCloser(ToolParser):
     ) -> tuple[bool, str | None]:
         """Add a delta to the call buffer once the tool-calls section has begun (False before:
         the delta is content), with the text ahead of the section marker. A closing pair seen
-        in the stream completes a call left without its `</tool_call>`."""
+        in the stream completes a call left without its `</tool_call>`. Sets up an empty state."""
+        if not st:
+            st.update(self.initial_state())
         pair = self.call_end + self.calls_end
         window = st["tail"] + delta_text
         st["closed"] = st["closed"] or pair in window
@@ -174,6 +176,22 @@ class TruncatedCallCloser(ToolParser):
         if st["closed"] and self.call_end not in st["buf"]:
             st["buf"] += pair
         return True, content
+
+    def _split_call(self, buf: str) -> tuple[bool, str, str]:
+        """(whether the open call's `</tool_call>` is in `buf`, its argument text, the rest)."""
+        if self.call_end not in buf:
+            return False, buf, ""
+        end = buf.find(self.call_end)
+        return True, buf[:end], buf[end + len(self.call_end) :]
+
+    def _open_diff(self, st: JSONState, snapshot: str) -> str | None:
+        """The open call's arguments grown since last sent, its closing brace held back."""
+        end = len(snapshot) - 1
+        if end <= st["sent"]:
+            return None
+        diff = snapshot[st["sent"] : end]
+        st["sent"] = end
+        return diff
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
         """A stream cut before `</tool_call>`: send the withheld end of the open call's
@@ -260,8 +278,6 @@ class HYV3ToolParser(TruncatedCallCloser):
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
         st = state
-        if not st:
-            st.update(self.initial_state())
         in_section, content = self._take(st, delta_text, delta_ids)
         if not in_section:
             return DeltaMessage(content=delta_text)
@@ -292,13 +308,7 @@ class HYV3ToolParser(TruncatedCallCloser):
         return self._incremental(st, head)
 
     def _incremental(self, st: JSONState, head: DeltaMessage | None) -> DeltaMessage | None:
-        buf = st["buf"]
-        complete = self.call_end in buf
-        if complete:
-            end = buf.find(self.call_end)
-            args_text, remaining = buf[:end], buf[end + len(self.call_end) :]
-        else:
-            args_text, remaining = buf, ""
+        complete, args_text, remaining = self._split_call(st["buf"])
         done: dict[str, Any] = st["done"]
         snapshot, _ = self._snapshot(st, args_text)
         diff: str | None = None
@@ -311,10 +321,7 @@ class HYV3ToolParser(TruncatedCallCloser):
             self._reset_call(st)
             st["buf"] = remaining
         else:
-            end = len(snapshot) - 1
-            if end > st["sent"]:
-                diff = snapshot[st["sent"] : end]
-                st["sent"] = end
+            diff = self._open_diff(st, snapshot)
         delta: DeltaMessage | None
         if head is not None and diff:
             call = head.tool_calls[0]

@@ -129,8 +129,6 @@ class HYV4ToolParser(TruncatedCallCloser):
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
         st = state
-        if not st:
-            st.update(self.initial_state())
         in_section, content = self._take(st, delta_text, delta_ids)
         if not in_section:
             return DeltaMessage(content=delta_text)
@@ -169,13 +167,7 @@ class HYV4ToolParser(TruncatedCallCloser):
         return None
 
     def _incremental(self, st: JSONState, new_name: str | None) -> DeltaToolCall | None:
-        buf = st["buf"]
-        complete = self.call_end in buf
-        if complete:
-            end = buf.find(self.call_end)
-            args_text, remaining = buf[:end], buf[end + len(self.call_end) :]
-        else:
-            args_text, remaining = buf, ""
+        complete, args_text, remaining = self._split_call(st["buf"])
         snapshot, _ = self._snapshot(st, args_text)
         diff: str | None = None
         if complete:
@@ -190,10 +182,7 @@ class HYV4ToolParser(TruncatedCallCloser):
             st["streamed"].append(final)
             st.update({"name": None, "pairs": [], "sent": 0, "buf": remaining})
         else:
-            end = len(snapshot) - 1
-            if end > st["sent"]:
-                diff = snapshot[st["sent"] : end]
-                st["sent"] = end
+            diff = self._open_diff(st, snapshot)
         if new_name is not None:
             return DeltaToolCall(index=st["tool"], id=random_tool_call_id(), type="function",
                                  name=new_name, arguments=diff or None)
