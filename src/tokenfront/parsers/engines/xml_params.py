@@ -229,6 +229,8 @@ class MarkupToolParser(ToolParser):
     # A call start that never gets a name (`<tool_call>example</tool_call>`) does not turn
     # the text after it into post-call text (kept as content).
     content_around_unnamed_calls: ClassVar[bool] = False
+    # The keys, in order, that may hold the arguments of a call body written as JSON.
+    json_body_args_keys: ClassVar[tuple[str, ...]] = ("arguments", "parameters")
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -607,12 +609,12 @@ class MarkupToolParser(ToolParser):
             name: Any = slot["name"].strip()
             body = slot["args"]
             if not name and body.strip():
-                name, args = _name_and_args(body)
+                name, args = _name_and_args(body, self.json_body_args_keys)
             elif body.strip():
                 try:
                     args = self.convert_args(body, False, name)
                 except (ValueError, TypeError):
-                    args = _name_and_args(body)[1]
+                    args = _name_and_args(body, self.json_body_args_keys)[1]
             else:
                 args = "{}"
             if not isinstance(name, str) or not self._accept_name(name):
@@ -629,8 +631,9 @@ class MarkupToolParser(ToolParser):
         return content or None
 
 
-def _name_and_args(body: str) -> tuple[Any, str]:
-    """A call body that is JSON `{"name": ..., "arguments"|"parameters": ...}` instead of markup."""
+def _name_and_args(body: str, args_keys: tuple[str, ...]) -> tuple[Any, str]:
+    """A call body written as JSON `{"name": ..., KEY: ...}` instead of markup (KEY: the first
+    of `args_keys` present)."""
     body = body.strip()
     try:
         parsed = json.loads(body)
@@ -639,7 +642,7 @@ def _name_and_args(body: str) -> tuple[Any, str]:
     if not isinstance(parsed, dict):
         return "", body
     name = parsed.get("name", "")
-    for key in ("arguments", "parameters"):
+    for key in args_keys:
         if key in parsed:
             value = parsed[key]
             return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

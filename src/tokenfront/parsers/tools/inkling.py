@@ -14,14 +14,12 @@ decides where the reasoning pass starts (thinking, text or a model header).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from tokenfront.parsers.base import ExtractedToolCalls, JSONState, ToolCall
+from tokenfront.parsers.base import ExtractedToolCalls, JSONState
 from tokenfront.parsers.engines.json_args_stream import JsonArgsMixin
 from tokenfront.parsers.engines.json_scan import member_object_span
-from tokenfront.parsers.engines.schema_types import type_arguments
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
     E_CALL_START,
@@ -119,29 +117,12 @@ def inkling_start(prompt_ids: Sequence[int] | None, vocab_id: Any, default: str)
     return default
 
 
-def name_and_args(body: str) -> tuple[Any, str]:
-    body = body.strip()
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return "", body
-    if not isinstance(parsed, dict):
-        return "", body
-    for key in ("args", "arguments", "parameters"):
-        if key in parsed:
-            value = parsed[key]
-            return parsed.get("name", ""), value if isinstance(value, str) else json.dumps(
-                value, ensure_ascii=False
-            )
-    rest = {k: v for k, v in parsed.items() if k != "name"}
-    return parsed.get("name", ""), json.dumps(rest, ensure_ascii=False)
-
-
 @tool_parser("inkling")
 class InklingToolParser(JsonArgsMixin):
     name = "inkling"
     grammar = GRAMMAR
     supports_required_and_named = False
+    json_body_args_keys = ("args", "arguments", "parameters")
 
     def initial_state(self, start: str = S_CONTENT) -> JSONState:
         # vLLM's tool adapter starts the engine in content (reasoning was split off first).
@@ -189,24 +170,3 @@ class InklingToolParser(JsonArgsMixin):
                 state["mh"] = ""
             state["st"] = S_CONTENT
         return events
-
-    def _collect_calls(self, state: JSONState) -> list[ToolCall]:
-        calls: list[ToolCall] = []
-        for slot in state["slots"]:
-            if not slot["name"] and not slot["args"]:
-                continue
-            name: Any = slot["name"].strip()
-            body = slot["args"]
-            if not name and body.strip():
-                name, args = name_and_args(body)
-            elif body.strip():
-                try:
-                    args = self.g.codec.convert(body, False)
-                except (ValueError, TypeError):
-                    args = name_and_args(body)[1]
-            else:
-                args = "{}"
-            if not isinstance(name, str) or not self._accept_name(name):
-                continue
-            calls.append(ToolCall(name=name, arguments=type_arguments(args, self.tools, name)))
-        return calls
