@@ -32,6 +32,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
+from tokenfront.parsers.engines.json_calls import merge_deltas
 
 _INVOKE = regex.compile(r'<steptml:invoke name="([^"]+)">')
 _PARAM = regex.compile(r'<steptml:parameter name="([^"]+)">(.*?)</steptml:parameter>', regex.DOTALL)
@@ -129,7 +130,7 @@ class StepTmlToolParser(ToolParser):
             delta = self._step(state)
             if delta is None:
                 break
-            merged = _merge(merged, delta)
+            merged = merge_deltas(merged, delta)
         return merged
 
     def _step(self, state: JSONState) -> DeltaMessage | None:
@@ -216,18 +217,3 @@ class StepTmlToolParser(ToolParser):
         if not calls or calls[-1].get("args_sent"):
             return ""
         return "{}"
-
-
-def _merge(into: DeltaMessage | None, delta: DeltaMessage) -> DeltaMessage:
-    """Two consecutive deltas as one (a call's name and arguments share one entry)."""
-    if into is None:
-        return delta
-    if delta.content:
-        into.content = (into.content or "") + delta.content
-    for tc in delta.tool_calls:
-        last = into.tool_calls[-1] if into.tool_calls else None
-        if last is not None and last.index == tc.index and tc.id is None and tc.name is None:
-            last.arguments = (last.arguments or "") + (tc.arguments or "")
-        else:
-            into.tool_calls.append(tc)
-    return into

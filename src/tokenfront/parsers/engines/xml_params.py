@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     ParseContext,
     ToolCall,
     ToolParser,
+    merge_tool_deltas,
 )
 from tokenfront.parsers.engines.json_scan import stable_prefix
 from tokenfront.parsers.engines.markup_lexer import (
@@ -448,8 +449,7 @@ class MarkupToolParser(ToolParser):
                         and not state["dc"][len(carried) :]
                     ):
                         seen_tool = False
-        if len(calls) > 1:
-            calls = _coalesce(calls)
+        calls = merge_tool_deltas(calls)
         if state["dc"] and (not seen_tool or not calls):
             deferred_now = state["dc"][len(carried) :]
             if carried:
@@ -647,24 +647,3 @@ def _name_and_args(body: str, args_keys: tuple[str, ...]) -> tuple[Any, str]:
             value = parsed[key]
             return name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return name, json.dumps({k: v for k, v in parsed.items() if k != "name"}, ensure_ascii=False)
-
-
-def _coalesce(calls: list[DeltaToolCall]) -> list[DeltaToolCall]:
-    """One entry per tool index (a delta can carry a name and several argument pieces)."""
-    merged: dict[int, DeltaToolCall] = {}
-    for call in calls:
-        head = merged.get(call.index)
-        if head is None:
-            merged[call.index] = call
-            continue
-        if head.id is None:
-            head.id = call.id
-        if head.type is None:
-            head.type = call.type
-        if head.name is None:
-            head.name = call.name
-        if call.arguments is not None:
-            head.arguments = (
-                call.arguments if head.arguments is None else head.arguments + call.arguments
-            )
-    return calls if len(merged) == len(calls) else list(merged.values())
