@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
 )
+from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 
 START, MESSAGE, CHANNEL, CONSTRAIN = "<|start|>", "<|message|>", "<|channel|>", "<|constrain|>"
 ENDS = ("<|end|>", "<|call|>", "<|return|>")
@@ -262,10 +263,4 @@ class ChannelToolParser(ToolParser):
 
 def _partial_marker(text: str) -> int:
     """Length of the longest suffix of `text` that begins one of the end markers."""
-    best = 0
-    for marker in ENDS:
-        for k in range(min(len(marker) - 1, len(text)), 0, -1):
-            if text.endswith(marker[:k]):
-                best = max(best, k)
-                break
-    return best
+    return max(partial_tag_overlap(text, marker) for marker in ENDS)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tokenfront.parsers.base import JSONState
+from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 
 OPEN = "<co>"
 CLOSE = "</co: "
@@ -62,10 +63,8 @@ def _find(text: str, marker: str) -> tuple[int, bool]:
     idx = text.find(marker)
     if idx >= 0:
         return idx, True
-    for k in range(len(marker) - 1, 0, -1):
-        if text.endswith(marker[:k]):
-            return len(text) - k, False
-    return -1, False
+    k = partial_tag_overlap(text, marker)
+    return (len(text) - k if k else -1), False
 
 
 def _sources(spec: str) -> list[dict[str, Any]]:

@@ -9,21 +9,14 @@ the text through `drop_marker_step`, and `drop_marker_flush` releases what is st
 from __future__ import annotations
 
 from tokenfront.parsers.base import JSONState
-
-
-def _held_len(text: str, marker: str) -> int:
-    """Length of the longest proper prefix of `marker` that `text` ends with."""
-    for n in range(min(len(marker) - 1, len(text)), 0, -1):
-        if text.endswith(marker[:n]):
-            return n
-    return 0
+from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 
 
 def drop_marker_step(state: JSONState, key: str, text: str, marker: str) -> str:
     """The part of `text` (plus what `key` held) that is sure not to belong to `marker`."""
     pending = state.get(key, "") + text
     pending = pending.replace(marker, "")
-    held = _held_len(pending, marker)
+    held = partial_tag_overlap(pending, marker)
     state[key] = pending[len(pending) - held :] if held else ""
     return pending[: len(pending) - held]
 

@@ -18,7 +18,7 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, no_calls
-from tokenfront.parsers.engines.json_in_markers import serialized_arguments
+from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap, serialized_arguments
 from tokenfront.parsers.registry import tool_parser
 
 START = "<tool_call>"
@@ -37,10 +37,8 @@ def _dump_args(args: Any) -> str | None:
 
 def _partial_start(text: str) -> int:
     """Where a trailing prefix of START begins in `text` (-1 if none)."""
-    for k in range(min(len(START) - 1, len(text)), 0, -1):
-        if text.endswith(START[:k]):
-            return len(text) - k
-    return -1
+    k = partial_tag_overlap(text, START)
+    return len(text) - k if k else -1
 
 
 @tool_parser("granite4")

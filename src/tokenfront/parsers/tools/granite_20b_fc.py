@@ -30,6 +30,7 @@ from tokenfront.parsers.engines.json_calls import (
     no_calls,
     partial_loads,
 )
+from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 from tokenfront.parsers.registry import tool_parser
 
 MARKER = "<function_call>"
@@ -38,14 +39,6 @@ MARKER_RE = re.compile(r"<function_call>\s*")
 
 class _BadCall(Exception):
     pass
-
-
-def _marker_overlap(text: str) -> int:
-    """Length of the longest proper prefix of the marker that ends `text`."""
-    for k in range(min(len(MARKER) - 1, len(text)), 0, -1):
-        if text.endswith(MARKER[:k]):
-            return k
-    return 0
 
 
 def _skip_space(i: int, text: str) -> int:
@@ -91,7 +84,7 @@ class Granite20bFCToolParser(JsonToolParser):
         at = current_text.find(MARKER)
         sent = state.setdefault("content_sent", 0)
         if at == -1:
-            safe = len(current_text) - _marker_overlap(current_text)
+            safe = len(current_text) - partial_tag_overlap(current_text, MARKER)
             if safe <= sent:
                 # an empty chunk (the finishing one) still goes out as empty content
                 return DeltaMessage(content="") if not delta_text else None

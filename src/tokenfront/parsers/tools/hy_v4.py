@@ -26,6 +26,7 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import dumps, no_calls
+from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 from tokenfront.parsers.reasoning.hy_v3 import detect_suffix
 from tokenfront.parsers.registry import tool_parser
 from tokenfront.parsers.tools.hy_v3 import TruncatedCallCloser, schema_types
@@ -33,14 +34,6 @@ from tokenfront.parsers.tools.hy_v3 import TruncatedCallCloser, schema_types
 
 class _Malformed(ValueError):
     pass
-
-
-def overlap(text: str, tag: str) -> int:
-    """Length of the longest proper prefix of `tag` that ends `text`."""
-    for k in range(min(len(tag) - 1, len(text)), 0, -1):
-        if text.endswith(tag[:k]):
-            return k
-    return 0
 
 
 @tool_parser("hy_v4")
@@ -137,7 +130,7 @@ class HYV4ToolParser(TruncatedCallCloser):
             buf = st["buf"]
             start = buf.find(self.call_start)
             if start == -1 and st["name"] is None:
-                keep = overlap(buf, self.call_start)
+                keep = partial_tag_overlap(buf, self.call_start)
                 st["buf"] = buf[len(buf) - keep :] if keep else ""
                 break
             new_name: str | None = None
@@ -212,7 +205,7 @@ class HYV4ToolParser(TruncatedCallCloser):
                 vs = tail.find(self.val_start, ke)
                 if vs != -1 and schema_types(self._arg_schema(name, partial_key)) == {"string"}:
                     raw = tail[vs + len(self.val_start) :]
-                    partial_value = raw[: len(raw) - overlap(raw, self.val_end)]
+                    partial_value = raw[: len(raw) - partial_tag_overlap(raw, self.val_end)]
         parts = [f"{dumps(k)}: {dumps(v)}" for k, v in pairs]
         open_string = partial_key is not None and partial_value is not None
         if open_string:
