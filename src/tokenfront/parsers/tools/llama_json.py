@@ -54,12 +54,9 @@ def _skip_separator(text: str, pos: int) -> int:
 @tool_parser("llama3_json")
 class LlamaJsonToolParser(JsonToolParser):
     name = "llama3_json"
-    # vLLM gives this parser a structural-tag model ("llama"), which (with strict tool calling,
-    # the default) routes tool_choice required/named through this format's own parsing.
-    supports_required_and_named: ClassVar[bool] = False
     # vLLM sets structural_tag_model="llama": under VLLM_ENFORCE_STRICT_TOOL_CALLING (default on)
-    # tool_choice required/named then take the auto path.
-    supports_required_and_named = False
+    # tool_choice required/named then take the auto path, through this format's own parsing.
+    supports_required_and_named: ClassVar[bool] = False
     forced_json_unless_strict = True
 
     def __init__(self, tokenizer: Any, ctx: Any) -> None:
