@@ -27,7 +27,7 @@ from tokenfront.parsers.engines.json_call_list import (
     complete_calls,
     list_tool_calls,
 )
-from tokenfront.parsers.engines.json_calls import dumps, no_calls
+from tokenfront.parsers.engines.json_calls import dumps, is_complete_json, no_calls
 from tokenfront.parsers.registry import tool_parser
 
 _BLOCK_PATTERNS = [
@@ -40,32 +40,24 @@ _PARTIAL_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)')
 _OPEN_BLOCK_RE = re.compile(r"```(?:json)?\s*([\s\S]*?)(?:```|$)")
 
 
-def _loads_ok(text: str) -> bool:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError:
-        return False
-    return True
-
-
 def split_output(text: str) -> tuple[str | None, str | None]:
     """(content, the JSON text that may hold the calls)."""
     think = _THINK_RE.search(text)
     if think:
         content = text[: think.start() + len("</think>")].strip()
         after = think.group(1).strip()
-        if _loads_ok(after):
+        if is_complete_json(after):
             return content, after
         for pattern in _BLOCK_PATTERNS:
             for found in re.findall(pattern, after):
-                if _loads_ok(found):
+                if is_complete_json(found):
                     return content, found
     for pattern in _BLOCK_PATTERNS:
         for found in re.findall(pattern, text):
-            if _loads_ok(found):
+            if is_complete_json(found):
                 return re.sub(pattern, "", text).strip(), found
     if text.strip().startswith("["):
-        if _loads_ok(text):
+        if is_complete_json(text):
             return None, text
         if "{" in text and "name" in text and "arguments" in text:
             return None, text
