@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
 from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
+from tokenfront.parsers.engines.tool_span import tool_marker_counts
 from tokenfront.tokenization.vocab import token_lookup
 
 REASONING = "REASONING"
@@ -247,18 +248,13 @@ class GrammarReasoningParser(ReasoningParser):
                 st["span"] = False
             return self._emit(st, value)
         nxt, events = tr
-        if term in c.tool_terminals:
-            is_opener = nxt in TOOL_STATES
-            is_exit = term in c.tool_exit_terminals
-            if not (is_exit and not is_opener and not st["span"]):
-                if is_opener:
-                    st["span"] = True
-                elif is_exit:
-                    st["span"] = False
-                if END in events:
-                    st["st"] = TEXT
-                    return [(END, value), ("T", value)]
-                return self._emit(st, value)
+        if term in c.tool_terminals and tool_marker_counts(
+            st, nxt in TOOL_STATES, term in c.tool_exit_terminals
+        ):
+            if END in events:
+                st["st"] = TEXT
+                return [(END, value), ("T", value)]
+            return self._emit(st, value)
         st["st"] = nxt
         out: list[tuple[str, str]] = []
         for event in events:

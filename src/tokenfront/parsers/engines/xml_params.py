@@ -50,6 +50,7 @@ from tokenfront.parsers.engines.schema_types import (
     tool_properties,
     type_arguments,
 )
+from tokenfront.parsers.engines.tool_span import tool_marker_counts
 from tokenfront.parsers.engines.xml_args import ArgCodec
 from tokenfront.tokenization.vocab import token_id as vocab_token_id
 
@@ -382,19 +383,17 @@ class MarkupToolParser(ToolParser):
         if self.skip_reasoning_parsing and terminal in g.reasoning_markup:
             return self._emit(state, text)
         next_state, kinds = transition
-        if self.skip_tool_parsing and terminal in g.tool_terminals:
-            opener = next_state in TOOL_STATES
-            is_exit = terminal in g.tool_exit_terminals
-            if not (is_exit and not opener and not state["span"]):
-                if opener:
-                    state["span"] = True
-                elif is_exit:
-                    state["span"] = False
-                if E_REASONING_END in kinds:
-                    state["st"] = S_CONTENT
-                    return [(E_REASONING_END, text, state["ti"]), (E_TEXT, text, state["ti"])]
-                kind = g.content_events.get(state["st"])
-                return [(kind, text, state["ti"])] if kind is not None else []
+        opens = next_state in TOOL_STATES
+        if (
+            self.skip_tool_parsing
+            and terminal in g.tool_terminals
+            and tool_marker_counts(state, opens, terminal in g.tool_exit_terminals)
+        ):
+            if E_REASONING_END in kinds:
+                state["st"] = S_CONTENT
+                return [(E_REASONING_END, text, state["ti"]), (E_TEXT, text, state["ti"])]
+            kind = g.content_events.get(state["st"])
+            return [(kind, text, state["ti"])] if kind is not None else []
         state["st"] = next_state
         events: list[Event] = []
         for kind in kinds:

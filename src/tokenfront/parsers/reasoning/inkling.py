@@ -15,10 +15,12 @@ from tokenfront.parsers.engines.reasoning_grammar import (
     END,
     START,
     TEXT,
+    TOOL_STATES,
     Grammar,
     GrammarReasoningParser,
     GrammarSpec,
 )
+from tokenfront.parsers.engines.tool_span import tool_marker_counts
 from tokenfront.parsers.registry import reasoning_parser
 from tokenfront.parsers.tools.inkling import (
     CONTENT_TEXT,
@@ -90,19 +92,14 @@ class InklingReasoningParser(GrammarReasoningParser):
         if st["st"] != HEADER or tr is None:
             return super()._on_terminal(st, term, value)
         nxt, events = tr
-        if term in c.tool_terminals:
-            is_opener = nxt in ("TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN")
-            is_exit = term in c.tool_exit_terminals
-            if not (is_exit and not is_opener and not st["span"]):
-                if is_opener:
-                    st["span"] = True
-                elif is_exit:
-                    st["span"] = False
-                st["mh"] = ""
-                st["st"] = TEXT
-                if END in events:
-                    return [(END, value), ("T", value)]
-                return [("T", value)]
+        if term in c.tool_terminals and tool_marker_counts(
+            st, nxt in TOOL_STATES, term in c.tool_exit_terminals
+        ):
+            st["mh"] = ""
+            st["st"] = TEXT
+            if END in events:
+                return [(END, value), ("T", value)]
+            return [("T", value)]
         header, st["mh"] = st["mh"], ""
         st["st"] = nxt
         out: list[tuple[str, str]] = []
