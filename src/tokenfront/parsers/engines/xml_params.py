@@ -233,6 +233,8 @@ class MarkupToolParser(ToolParser):
     content_around_unnamed_calls: ClassVar[bool] = False
     # The keys, in order, that may hold the arguments of a call body written as JSON.
     json_body_args_keys: ClassVar[tuple[str, ...]] = ("arguments", "parameters")
+    # One-shot content ends with the text still deferred after the last call (`state["dc"]`).
+    one_shot_keeps_deferred: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -289,6 +291,8 @@ class MarkupToolParser(ToolParser):
         delta = self.events_to_delta(state, events, finished=True)
         calls = self._collect_calls(state)
         content = delta.content if delta else None
+        if self.one_shot_keeps_deferred:
+            content = ((content or "") + state["dc"]) or None
         if content:
             content = self._final_content(content, bool(calls))
         return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=content)

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import regex
 
-from tokenfront.parsers.base import ExtractedToolCalls, ParseContext
+from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
@@ -348,17 +348,8 @@ class DeepSeekV4ToolParser(OrphanInvokeGate, _DsmlToolParser):
     invoke_prefix = V4.invoke_prefix
     invoke_end = V4.invoke_end
     grammar = dsml_tool_grammar(V4, True, False, True)
-
-    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
-        state = self.initial_state()
-        events = self.feed(state, text, ())
-        events.extend(self.finish_events(state))
-        delta = self.events_to_delta(state, events, finished=True)
-        calls = self._collect_calls(state)
-        # Text after the tool block waits in "dc" behind the calls of the same delta.
-        content = ((delta.content if delta else None) or "") + state["dc"]
-        final = self._final_content(content, bool(calls)) if content else None
-        return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=final)
+    # Text after the tool block waits in "dc" behind the calls of the same delta.
+    one_shot_keeps_deferred = True
 
 
 @tool_parser("deepseek_v41")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tokenfront.parsers.base import ExtractedToolCalls, JSONState
+from tokenfront.parsers.base import JSONState
 from tokenfront.parsers.engines.json_args_stream import JsonArgsMixin
 from tokenfront.parsers.engines.json_scan import member_object_span
 from tokenfront.parsers.engines.xml_params import (
@@ -123,25 +123,13 @@ class InklingToolParser(JsonArgsMixin):
     grammar = GRAMMAR
     supports_required_and_named = False
     json_body_args_keys = ("args", "arguments", "parameters")
+    one_shot_keeps_deferred = True  # vLLM's InklingParser appends the deferred content
 
     def initial_state(self, start: str = S_CONTENT) -> JSONState:
         # vLLM's tool adapter starts the engine in content (reasoning was split off first).
         state = super().initial_state(start)
         state["mh"] = ""
         return state
-
-    def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
-        # Like the engine's, plus the content still deferred after the last call (vLLM's
-        # InklingParser appends it).
-        state = self.initial_state()
-        events = self.feed(state, text, ())
-        events.extend(self.finish_events(state))
-        delta = self.events_to_delta(state, events, finished=True)
-        calls = self._collect_calls(state)
-        content = (delta.content if delta else None) or ""
-        trailing, state["dc"] = state["dc"], ""
-        final = self._final_content(content + trailing, bool(calls)) if content + trailing else None
-        return ExtractedToolCalls(tools_called=bool(calls), tool_calls=calls, content=final)
 
     def _emit(self, state: JSONState, text: str) -> list[Event]:
         if state["st"] == HEADER:
