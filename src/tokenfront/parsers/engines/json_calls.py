@@ -253,6 +253,21 @@ def advance_all_partial_calls(
     return merged
 
 
+def unstreamed_args(state: JSONState) -> str:
+    """Arguments of the last parsed call not yet streamed (vLLM's end-of-stream flush), read
+    from `state["prev"]` (parsed calls) and `state["streamed"]` (argument text sent per call)."""
+    prev = state.get("prev") or []
+    if not prev:
+        return ""
+    index = len(prev) - 1
+    last = prev[index]
+    args = last.get("arguments", {}) if isinstance(last, dict) else {}
+    expected = args if isinstance(args, str) else dumps(args)
+    streamed = state.get("streamed") or []
+    actual = streamed[index] if index < len(streamed) else ""
+    return expected[len(actual) :] if expected.startswith(actual) else ""
+
+
 def merge_deltas(into: DeltaMessage | None, delta: DeltaMessage | None) -> DeltaMessage | None:
     """Two consecutive deltas as one; a call's later fragments join its entry."""
     if delta is None:
@@ -318,14 +333,4 @@ class JsonToolParser(ToolParser):
         raise NotImplementedError
 
     def remaining_args(self, state: JSONState) -> str:
-        """Arguments of the last parsed call not yet streamed (vLLM's end-of-stream flush)."""
-        prev = state.get("prev") or []
-        if not prev:
-            return ""
-        index = len(prev) - 1
-        last = prev[index]
-        args = last.get("arguments", {}) if isinstance(last, dict) else {}
-        expected = args if isinstance(args, str) else dumps(args)
-        streamed = state.get("streamed") or []
-        actual = streamed[index] if index < len(streamed) else ""
-        return expected[len(actual) :] if expected.startswith(actual) else ""
+        return unstreamed_args(state)

@@ -31,7 +31,7 @@ from tokenfront.parsers.base import (
     ToolParser,
     random_tool_call_id,
 )
-from tokenfront.parsers.engines.json_calls import dumps, no_calls
+from tokenfront.parsers.engines.json_calls import dumps, no_calls, unstreamed_args
 from tokenfront.parsers.reasoning.hy_v3 import token_suffix
 from tokenfront.parsers.registry import tool_parser
 
@@ -205,13 +205,7 @@ class TruncatedCallCloser(ToolParser):
         return DeltaMessage(tool_calls=[DeltaToolCall(index=state["tool"], arguments=rest)])
 
     def remaining_args(self, state: JSONState) -> str:
-        prev = state.get("prev") or []
-        if not prev:
-            return ""
-        expected = dumps(prev[-1].get("arguments", {}))
-        streamed = state.get("streamed") or []
-        actual = streamed[len(prev) - 1] if len(prev) - 1 < len(streamed) else ""
-        return expected[len(actual) :] if expected.startswith(actual) else ""
+        return unstreamed_args(state)
 
 
 @tool_parser("hy_v3")

@@ -34,7 +34,7 @@ from tokenfront.parsers.base import (
     ToolParser,
     random_tool_call_id,
 )
-from tokenfront.parsers.engines.json_calls import dumps, no_calls
+from tokenfront.parsers.engines.json_calls import dumps, no_calls, unstreamed_args
 from tokenfront.parsers.registry import tool_parser
 
 CALL_START, CALL_END = "<tool_call>", "</tool_call>"
@@ -342,12 +342,4 @@ class PoolsideV1ToolParser(ToolParser):
         return DeltaMessage(content=content, tool_calls=calls)
 
     def remaining_args(self, state: JSONState) -> str:
-        prev = state.get("prev") or []
-        if not prev:
-            return ""
-        index = len(prev) - 1
-        args = prev[index].get("arguments", {})
-        expected = args if isinstance(args, str) else dumps(args)
-        streamed = state.get("streamed") or []
-        actual = streamed[index] if index < len(streamed) else ""
-        return expected[len(actual) :] if expected.startswith(actual) else ""
+        return unstreamed_args(state)
