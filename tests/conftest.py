@@ -29,3 +29,18 @@ def builtin_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     finally:
         mp.undo()
     yield path
+
+
+@pytest.fixture(scope="session")
+def gpt_oss_tokenizer() -> object:
+    """The gpt-oss test model's tokenizer (tests/models/gpt-oss, built from gpt-oss-src)."""
+    import importlib.util
+
+    from transformers import AutoTokenizer
+
+    builder = _REPO / "tests" / "models" / "gpt-oss-src" / "build.py"
+    spec = importlib.util.spec_from_file_location("_gpt_oss_build", builder)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return AutoTokenizer.from_pretrained(module.build())

@@ -5,8 +5,6 @@ Uses the gpt-oss test model dir, built on demand from tests/models/gpt-oss-src.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +14,6 @@ from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.engines.harmony_tokens import HarmonyError, parse_header
 from tokenfront.parsers.harmony_output import HarmonyOutputParser, harmony_parser_for
 
-BUILDER = Path(__file__).resolve().parents[1] / "models" / "gpt-oss-src" / "build.py"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
 CALL = (
     "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
@@ -25,14 +22,8 @@ CALL = (
 
 
 @pytest.fixture(scope="module")
-def tokenizer() -> Any:
-    from transformers import AutoTokenizer
-
-    spec = importlib.util.spec_from_file_location("_gpt_oss_build", BUILDER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return AutoTokenizer.from_pretrained(module.build())
+def tokenizer(gpt_oss_tokenizer: Any) -> Any:
+    return gpt_oss_tokenizer
 
 
 def _parser(tokenizer: Any, tools: bool = True) -> HarmonyOutputParser:

@@ -5,8 +5,6 @@ Uses the gpt-oss test model dir, built on demand from tests/models/gpt-oss-src.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +19,6 @@ from tokenfront.render.harmony import (
 from tokenfront.render.harmony_tools import lines, to_typescript, tools_section
 from tokenfront.render.structural_tags import json_schema
 
-BUILDER = Path(__file__).resolve().parents[1] / "models" / "gpt-oss-src" / "build.py"
 TOOL = {
     "type": "function",
     "function": {
@@ -37,14 +34,8 @@ TOOL = {
 
 
 @pytest.fixture(scope="module")
-def tokenizer() -> Any:
-    from transformers import AutoTokenizer
-
-    spec = importlib.util.spec_from_file_location("_gpt_oss_build", BUILDER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return AutoTokenizer.from_pretrained(module.build())
+def tokenizer(gpt_oss_tokenizer: Any) -> Any:
+    return gpt_oss_tokenizer
 
 
 def test_typescript_of_common_schemas() -> None:

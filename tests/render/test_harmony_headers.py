@@ -8,7 +8,6 @@ assistant call's header to gpt-oss's own shape.
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -19,19 +18,12 @@ from tokenfront.protocol.requests import RequestValidationFailure
 from tokenfront.render.harmony import HarmonyEncoder, HarmonyMessage
 
 HERE = Path(__file__).resolve().parent
-BUILDER = HERE.parent / "models" / "gpt-oss-src" / "build.py"
 CASES = json.loads(gzip.open(HERE / "fixtures" / "harmony_headers.json.gz", "rt", encoding="utf-8").read())
 
 
 @pytest.fixture(scope="module")
-def encoder() -> HarmonyEncoder:
-    from transformers import AutoTokenizer
-
-    spec = importlib.util.spec_from_file_location("_gpt_oss_build", BUILDER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return HarmonyEncoder(AutoTokenizer.from_pretrained(module.build()))
+def encoder(gpt_oss_tokenizer: Any) -> HarmonyEncoder:
+    return HarmonyEncoder(gpt_oss_tokenizer)
 
 
 def _message(case: dict[str, Any]) -> HarmonyMessage:
