@@ -66,6 +66,12 @@ class TextContent(BaseModel):
     text: str
 
 
+class Author(BaseModel):
+    """openai-harmony's author, as vLLM builds one for a named message (its errors too)."""
+
+    name: str
+
+
 def part_text(part: Any) -> str:
     """vLLM's `TextContent(text=part.get("text", ""))` for one content part: its errors too."""
     if not isinstance(part, dict):

@@ -20,13 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 from openai.types.responses import FunctionTool, ResponseFunctionToolCall
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import RequestValidationFailure
 from tokenfront.protocol.responses import ResponsesRequest
 from tokenfront.render.harmony import (
     EFFORTS,
+    Author,
     HarmonyEncoder,
     HarmonyMessage,
     drop_old_analysis,
@@ -132,12 +133,6 @@ def _role(role: Any) -> str:
     if role not in HARMONY_ROLES:
         raise RequestValidationFailure(f"{role!r} is not a valid Role", parameter="previous_input_messages")
     return str(role)
-
-
-class Author(BaseModel):
-    """openai-harmony's author, as vLLM builds one for a named message (its errors too)."""
-
-    name: str
 
 
 def _serde_kind(value: Any) -> str:
