@@ -104,6 +104,28 @@ def test_tokenize_and_detokenize(app) -> None:
     assert call(app, "/detokenize", {"tokens": [6023]}).json() == {"prompt": "hi"}
 
 
+@pytest.mark.parametrize(
+    ("body", "form"),
+    [
+        ({"prompt": "hi", "messages": []}, "prompt"),
+        ({"prompt": "hi", "messages": [], "return_token_strs": True}, "prompt"),
+        ({"prompt": "hi", "messages": [], "add_generation_prompt": True}, "chat"),
+        ({"prompt": "hi", "messages": [], "chat_template_kwargs": {}}, "chat"),
+        ({"prompt": "hi", "messages": [{"role": "user", "content": "hi"}]}, "chat"),
+        ({"prompt": 5, "messages": []}, "chat"),
+    ],
+)
+def test_tokenize_body_with_prompt_and_messages_resolves_as_vllms_union(app, body, form) -> None:
+    # pydantic's smart union over vLLM's models (recorded with vLLM 0.33.0's TypeAdapter):
+    # more fields set wins, messages' own fields counted, the completion form on a tie
+    prompt = call(app, "/tokenize", {"prompt": "hi"}).json()["tokens"]
+    res = call(app, "/tokenize", body)
+    if form == "prompt":
+        assert res.status_code == 200 and res.json()["tokens"] == prompt
+    else:  # an empty conversation cannot be rendered; a message renders the chat
+        assert res.status_code == 400 or res.json()["tokens"] != prompt
+
+
 @pytest.mark.parametrize("token", [2**32 + 5, 2**40, 2**63 - 1])
 def test_detokenize_ids_beyond_the_tokenizers_id_type_are_a_400(app, token: int) -> None:
     res = call(app, "/detokenize", {"tokens": [6023, token]})

@@ -19,23 +19,17 @@ from typing import Any
 import pytest
 from vllm_vectors_run import needs_models, pinned_cases, problems
 
-_R0 = "pre-engine Step3p5ReasoningParser rule; vLLM 0.33.0's engine parser reads the output as Qwen3 reasoning (text before <think> is reasoning, the newline after </think> stays content; tests/parser/engine/test_step3p5.py::test_newline_before_think_end_dropped asserts '\\nThe answer.'), probed"
+_R0 = (
+    "vLLM 0.33.0's engine test keeps the newline after </think>; tokenfront follows "
+    "tests/reasoning/test_step3p5_reasoning_parser.py (the issue-8 folders), which drops it "
+    "(test_step3p5_streaming_drops_leading_newline, test_reasoning[new_line_streaming], "
+    "test_step3p5_preserves_prefix_before_think[1, 2, 8])"
+)
 
 # "<test id after the file path>:<mode>" (or without ":<mode>" for every mode) -> reason.
 NOT_FOLLOWED: dict[str, str] = {
-    "test_reasoning[new_line]": _R0,
-    "test_reasoning[new_line_streaming]": _R0,
-    "test_reasoning[new_line_streaming_complex_content]": _R0,
-    "test_step3p5_preserves_prefix_before_think[0]": _R0,
-    "test_step3p5_preserves_prefix_before_think[1]": _R0,
-    "test_step3p5_preserves_prefix_before_think[2]": _R0,
-    "test_step3p5_preserves_prefix_before_think[3]": _R0,
-    "test_step3p5_preserves_prefix_before_think[4]": _R0,
-    "test_step3p5_preserves_prefix_before_think[5]": _R0,
-    "test_step3p5_preserves_prefix_before_think[6]": _R0,
-    "test_step3p5_preserves_prefix_before_think[7]": _R0,
-    "test_step3p5_preserves_prefix_before_think[8]": _R0,
-    "test_step3p5_streaming_drops_leading_newline": _R0,
+    "test_newline_before_think_end_dropped": _R0,
+    "test_newline_before_think_end_dropped_streaming": _R0,
 }
 
 

@@ -32,16 +32,38 @@ def tokenize_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(TokenizeCompletionRequest | TokenizeChatRequest)
 
 
+# TokenizeChatRequest's own fields besides `messages` (and the shared model /
+# add_special_tokens / return_token_strs)
+_CHAT_ONLY_FIELDS = frozenset(
+    {
+        "add_generation_prompt",
+        "continue_final_message",
+        "chat_template",
+        "chat_template_kwargs",
+        "media_io_kwargs",
+        "mm_processor_kwargs",
+        "tools",
+    }
+)
+
+
 def _parse_tokenize(data: Any) -> TokenizeCompletionRequest | TokenizeChatRequest:
-    """vLLM's `TokenizeCompletionRequest | TokenizeChatRequest`; a chat body wins a tie."""
+    """vLLM's `TokenizeCompletionRequest | TokenizeChatRequest`, resolved as pydantic's smart
+    union resolves vLLM's models: a body both validate as is the one with more fields set,
+    fields inside the messages counted, and the completion form on a tie. So a chat body wins
+    once it has a message or a chat-only field; `{"prompt": ..., "messages": []}` tokenizes
+    the prompt."""
     adapter = tokenize_adapter()
     from tokenfront.render.tokenize import TokenizeChatRequest
 
     if isinstance(data, dict) and "messages" in data:
         try:
-            return TokenizeChatRequest.model_validate(data)
+            chat = TokenizeChatRequest.model_validate(data)
         except ValidationError:
             pass
+        else:
+            if chat.messages or "prompt" not in data or not _CHAT_ONLY_FIELDS.isdisjoint(data):
+                return chat
     try:
         return adapter.validate_python(data)  # type: ignore[no-any-return]
     except ValidationError as exc:
