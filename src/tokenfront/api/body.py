@@ -67,17 +67,20 @@ def parse_json_body(raw: bytes) -> Any:
 def _python_json(raw: bytes, orjson_error: orjson.JSONDecodeError) -> Any:
     """vLLM reads bodies with Python's `json`, which also takes NaN and Infinity (orjson does
     not). Lone surrogates in strings stay refused: no text path could encode them."""
+    pos, msg = orjson_error.pos, str(orjson_error.msg)
     try:
         data = json.loads(raw)
         if not _has_lone_surrogate(data):
             return data
+    except json.JSONDecodeError as exc:  # vLLM reports Python's position and message
+        pos, msg = exc.pos, exc.msg
     except (ValueError, RecursionError):
         pass
     raise http_error(
         HTTPStatus.BAD_REQUEST,
-        f"1 validation error:\n  {{'type': 'json_invalid', 'loc': 'body.{orjson_error.pos}', "
-        f"'msg': 'JSON decode error', 'input': {{}}, "
-        f"'ctx': {{'error': {str(orjson_error.msg)!r}}}}}",
+        f"1 validation error:\n  {{'type': 'json_invalid', 'loc': 'body.{pos}', "
+        f"'msg': 'JSON decode error', 'input': '<dict of 0 items>', "
+        f"'ctx': {{'error': {msg!r}}}}}",
     )
 
 
@@ -154,11 +157,12 @@ def parse_model(model_cls: type[M], data: Any) -> M: ...
 def parse_model(model_cls: TypeAdapter[T], data: Any) -> T: ...
 def parse_model(model_cls: type[M] | TypeAdapter[T], data: Any) -> M | T:
     """Validate parsed JSON into `model_cls` (a model class, or a `TypeAdapter` for unions);
-    failures are vLLM's 400 "Bad Request"."""
+    failures are vLLM's 400 "Bad Request". `from_attributes` as FastAPI validates bodies, so a
+    value that is no object reads `model_attributes_type` as in vLLM."""
     try:
         if isinstance(model_cls, TypeAdapter):
-            return model_cls.validate_python(data)
-        return model_cls.model_validate(data)
+            return model_cls.validate_python(data, from_attributes=True)
+        return model_cls.model_validate(data, from_attributes=True)
     except ValidationError as exc:
         raise validation_error(exc) from None
 

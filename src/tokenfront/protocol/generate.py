@@ -395,13 +395,13 @@ class DerenderBodyAdapter(Generic[B]):
             member = self._plain if stream is False else self._streamed if stream is True else None
             if member is not None:
                 try:
-                    return member.validate_python(data)
+                    return member.validate_python(data, from_attributes=True)
                 except ValidationError:
                     pass  # the union's own errors, below
         try:
-            return self._adapter.validate_python(data)
+            return self._adapter.validate_python(data, from_attributes=True)
         except ValidationError as exc:
-            _model_logprob_bodies()[self._strict_index].validate_python(data)
+            _model_logprob_bodies()[self._strict_index].validate_python(data, from_attributes=True)
             raise exc from None  # only the dict schema rejected it: its own errors
 
 
