@@ -131,3 +131,11 @@ def test_detokenize_ids_beyond_the_tokenizers_id_type_are_a_400(app, token: int)
     res = call(app, "/detokenize", {"tokens": [6023, token]})
     assert res.status_code == 400
     assert res.json()["error"]["message"] == "number too large to fit in target type"
+
+
+@pytest.mark.parametrize(("path", "body"), [(COMPLETION, []), ("/tokenize", "text")])
+def test_a_body_that_is_no_object_reads_as_vllms_model_attributes_error(app, path, body) -> None:
+    # FastAPI validates vLLM's bodies with from_attributes; /tokenize's locs name no union member
+    message = call(app, path, body).json()["error"]["message"]
+    assert "'type': 'model_attributes_type', 'loc': 'body'" in message
+    assert "model_type" not in message and "Tokenize" not in message
