@@ -98,3 +98,15 @@ def test_json_errors_report_pythons_position_and_message_as_vllm_does() -> None:
         "1 validation error:\n  {'type': 'json_invalid', 'loc': 'body.6', 'msg': 'JSON decode "
         "error', 'input': '<dict of 0 items>', 'ctx': {'error': 'Expecting value'}}"
     )
+
+
+def test_a_null_body_is_a_missing_body_as_in_vllm() -> None:
+    from tokenfront.api.body import parse_json_body
+    from tokenfront.api.errors import APIError
+
+    with pytest.raises(APIError) as err:
+        parse_json_body(b" null ")
+    assert err.value.message == (
+        "1 validation error:\n  {'type': 'missing', 'loc': 'body', 'msg': 'Field required', "
+        "'input': 'None'}"
+    )

@@ -120,3 +120,20 @@ def _strip_extra(value: object) -> object:
         keep = {"token_id", "logprob", "rank", "top_logprobs"}
         return {k: _strip_extra(v) for k, v in value.items() if k in keep}
     return value
+
+
+def test_a_bad_dict_stream_state_reports_only_vllms_errors() -> None:
+    # the signed-string form must not add a "valid string" error to vLLM's list
+    chunk = {"choices": [{"index": 0, "token_ids": [1]}]}
+    with pytest.raises(ValidationError) as info:
+        CHAT_BODY.validate_python(
+            {"stream": True, "generate_chunk": chunk, "stream_state": {"prefix_offset": -1}}
+        )
+    types = [e["type"] for e in info.value.errors()]
+    assert "string_type" not in types and "greater_than_equal" in types
+
+
+def test_a_signed_stream_state_string_is_kept_as_is() -> None:
+    chunk = {"choices": [{"index": 0, "token_ids": [1]}]}
+    body = CHAT_BODY.validate_python({"stream": True, "generate_chunk": chunk, "stream_state": "abc"})
+    assert body.stream_state == "abc"

@@ -46,17 +46,22 @@ def check_media_type(content_type: str) -> None:
         )
 
 
+_MISSING_BODY = (
+    "1 validation error:\n  {'type': 'missing', 'loc': 'body', 'msg': 'Field required', 'input': 'None'}"
+)
+
+
 def parse_json_body(raw: bytes) -> Any:
-    """A complete body parsed as JSON: empty, malformed or too deeply nested is vLLM's 400."""
+    """A complete body parsed as JSON: empty, `null`, malformed or too deeply nested is vLLM's
+    400 (FastAPI reads an empty or `null` body as a missing one)."""
     if not raw.strip():
-        raise http_error(
-            HTTPStatus.BAD_REQUEST,
-            "1 validation error:\n  {'type': 'missing', 'loc': 'body', 'msg': 'Field required', 'input': 'None'}",
-        )
+        raise http_error(HTTPStatus.BAD_REQUEST, _MISSING_BODY)
     try:
         data = json_codec.loads(raw)
     except orjson.JSONDecodeError as exc:
         data = _python_json(raw, exc)
+    if data is None:
+        raise http_error(HTTPStatus.BAD_REQUEST, _MISSING_BODY)
     if _too_deep(data, raw):
         raise http_error(
             HTTPStatus.BAD_REQUEST, f"JSON nesting deeper than {MAX_JSON_DEPTH} levels"

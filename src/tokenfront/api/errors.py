@@ -107,8 +107,12 @@ _MAX_ERROR_CHARS = 1000
 
 
 def clean_loc(loc: tuple[Any, ...]) -> str:
-    """A dotted `param` path without Pydantic's wrapper and union-branch segments."""
-    parts = [str(p) for p in loc if not _internal_segment(str(p))]
+    """A dotted `param` path without Pydantic's wrapper and union-branch segments (a union
+    member that is an `OpenAIModel` goes too: vLLM's wraps its validation in a function)."""
+    from tokenfront.protocol.base import openai_model_names  # protocol imports this module
+
+    members = openai_model_names()
+    parts = [str(p) for p in loc if not _internal_segment(str(p)) and p not in members]
     return ".".join(parts) if parts else ".".join(str(p) for p in loc)
 
 

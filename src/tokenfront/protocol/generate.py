@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Annotated, Any, Generic, Literal, NotRequired, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, NotRequired, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -27,6 +27,7 @@ from pydantic import (
 )
 from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
 
+from tokenfront.protocol.base import OpenAIModel
 from tokenfront.protocol.requests import ChatCompletionRequest, CompletionRequest, new_request_id
 
 # vLLM bounds a carried detokenization window to this many token strings.
@@ -35,21 +36,19 @@ MAX_STATE_WINDOW = 1024
 LOGPROB_CONTEXT_WINDOW = 4
 
 
-class _OpenAIModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
 
 
-class PromptTokenUsageInfo(_OpenAIModel):
+class PromptTokenUsageInfo(OpenAIModel):
     cached_tokens: int | None = None
     created_cache_tokens: int | None = None
     multimodal_tokens: dict[str, int] | None = None
 
 
-class CompletionTokenUsageInfo(_OpenAIModel):
+class CompletionTokenUsageInfo(OpenAIModel):
     reasoning_tokens: int = 0
 
 
-class UsageInfo(_OpenAIModel):
+class UsageInfo(OpenAIModel):
     prompt_tokens: int = 0
     total_tokens: int = 0
     completion_tokens: int | None = 0
@@ -57,7 +56,7 @@ class UsageInfo(_OpenAIModel):
     completion_tokens_details: CompletionTokenUsageInfo | None = None
 
 
-class SpeculativeDecodingMetrics(_OpenAIModel):
+class SpeculativeDecodingMetrics(OpenAIModel):
     mean_acceptance_length: float
     draft_acceptance_rate: float
     acceptance_histogram: list[int]
@@ -69,7 +68,7 @@ class SpeculativeDecodingMetrics(_OpenAIModel):
     per_step_drafted: list[int] | None = None
 
 
-class PerRequestMetrics(_OpenAIModel):
+class PerRequestMetrics(OpenAIModel):
     time_to_first_token_ms: float | None = None
     generation_time_ms: float | None = None
     queue_time_ms: float | None = None
@@ -290,7 +289,17 @@ class VllmStreamState(BaseModel):
         return self
 
 
-StreamStateField = str | VllmStreamState | None
+def _keep_signed_state(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    # tokenfront's own state is an opaque signed string; anything else validates as vLLM's
+    # dict state alone, so its errors read as vLLM's (no extra "valid string" error)
+    return value if isinstance(value, str) else handler(value)
+
+
+# `stream_state`: tokenfront's signed string, or vLLM's dict state
+if TYPE_CHECKING:
+    StreamStateField = str | VllmStreamState | None
+else:
+    StreamStateField = Annotated[VllmStreamState | None, WrapValidator(_keep_signed_state)]
 
 
 class DerenderChatRequest(BaseModel):

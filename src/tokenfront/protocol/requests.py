@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from tokenfront.api.errors import APIError
+from tokenfront.protocol.base import OpenAIModel
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -74,18 +75,14 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "
 Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 
 
-class _OpenAIModel(BaseModel):
-    """vLLM's OpenAIBaseModel: unknown fields are accepted and kept."""
-
-    model_config = ConfigDict(extra="allow")
 
 
-class StreamOptions(_OpenAIModel):
+class StreamOptions(OpenAIModel):
     include_usage: bool | None = False
     continuous_usage_stats: bool | None = False
 
 
-class FunctionDefinition(_OpenAIModel):
+class FunctionDefinition(OpenAIModel):
     name: str
     description: str | None = None
     parameters: dict[str, Any] | None = None
@@ -106,7 +103,7 @@ class FunctionDefinition(_OpenAIModel):
         return out
 
 
-class ChatCompletionToolsParam(_OpenAIModel):
+class ChatCompletionToolsParam(OpenAIModel):
     type: Literal["function"] = "function"
     function: FunctionDefinition
     defer_loading: bool | None = None
@@ -124,40 +121,40 @@ class ChatCompletionToolsParam(_OpenAIModel):
         return out
 
 
-class ChatCompletionNamedFunction(_OpenAIModel):
+class ChatCompletionNamedFunction(OpenAIModel):
     name: str
 
 
-class ChatCompletionNamedToolChoiceParam(_OpenAIModel):
+class ChatCompletionNamedToolChoiceParam(OpenAIModel):
     function: ChatCompletionNamedFunction
     type: Literal["function"] = "function"
 
 
-class JsonSchemaResponseFormat(_OpenAIModel):
+class JsonSchemaResponseFormat(OpenAIModel):
     name: str
     description: str | None = None
     json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
     strict: bool | None = None
 
 
-class ResponseFormat(_OpenAIModel):
+class ResponseFormat(OpenAIModel):
     type: Literal["text", "json_object", "json_schema"]
     json_schema: JsonSchemaResponseFormat | None = None
 
 
-class LegacyStructuralTag(_OpenAIModel):
+class LegacyStructuralTag(OpenAIModel):
     begin: str
     structural_tag_schema: dict[str, Any] | None = Field(default=None, alias="schema")
     end: str
 
 
-class LegacyStructuralTagResponseFormat(_OpenAIModel):
+class LegacyStructuralTagResponseFormat(OpenAIModel):
     type: Literal["structural_tag"]
     structures: list[LegacyStructuralTag]
     triggers: list[str]
 
 
-class StructuralTagResponseFormat(_OpenAIModel):
+class StructuralTagResponseFormat(OpenAIModel):
     type: Literal["structural_tag"]
     format: Any
 
@@ -662,7 +659,7 @@ _CUSTOM_MESSAGE_FIELDS: tuple[tuple[str, tuple[type, ...]], ...] = (
 )
 
 
-class ChatCompletionRequest(_OpenAIModel):
+class ChatCompletionRequest(OpenAIModel):
     messages: list[dict[str, Any] | Any]
     model: str | None = None
     frequency_penalty: float | None = None
@@ -793,7 +790,7 @@ class ChatCompletionRequest(_OpenAIModel):
         return None
 
 
-class CompletionRequest(_OpenAIModel):
+class CompletionRequest(OpenAIModel):
     model: str | None = None
     prompt: (
         list[Annotated[int, Field(ge=0)]]

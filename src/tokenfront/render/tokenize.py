@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from tokenfront.api.errors import APIError
+from tokenfront.protocol.base import OpenAIModel
 from tokenfront.protocol.requests import (
     ChatCompletionToolsParam,
     RequestValidationFailure,
@@ -31,18 +32,14 @@ from tokenfront.render.multimodal.kimi_k3_images import k3_request_images
 from tokenfront.tokenization.registry import ServedModel
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class TokenizeCompletionRequest(_Open):
+class TokenizeCompletionRequest(OpenAIModel):
     model: str | None = None
     prompt: str
     add_special_tokens: bool = True
     return_token_strs: bool | None = False
 
 
-class TokenizeChatRequest(_Open):
+class TokenizeChatRequest(OpenAIModel):
     model: str | None = None
     messages: list[dict[str, Any]]
     add_generation_prompt: bool = True
@@ -80,7 +77,7 @@ class TokenizeChatRequest(_Open):
 
 
 
-class DetokenizeRequest(_Open):
+class DetokenizeRequest(OpenAIModel):
     model: str | None = None
     tokens: list[Annotated[int, Field(ge=0, le=2**63 - 1)]]
 

@@ -12,7 +12,7 @@ from starlette.responses import Response
 from tokenfront.api.body import parse_model, read_json
 from tokenfront.api.concurrency import run_cpu
 from tokenfront.api.deferred import load_request_modules
-from tokenfront.api.errors import bad_request, validation_errors
+from tokenfront.api.errors import bad_request, validation_error
 from tokenfront.api.responses import JSONBytesResponse
 from tokenfront.api.state import AppState, app_state
 
@@ -47,9 +47,6 @@ _CHAT_ONLY_FIELDS = frozenset(
 )
 
 
-_MEMBER_NAMES = frozenset({"TokenizeCompletionRequest", "TokenizeChatRequest"})
-
-
 def _parse_tokenize(data: Any) -> TokenizeCompletionRequest | TokenizeChatRequest:
     """vLLM's `TokenizeCompletionRequest | TokenizeChatRequest`, resolved as pydantic's smart
     union resolves vLLM's models: a body both validate as is the one with more fields set,
@@ -70,13 +67,7 @@ def _parse_tokenize(data: Any) -> TokenizeCompletionRequest | TokenizeChatReques
     try:
         return adapter.validate_python(data, from_attributes=True)  # type: ignore[no-any-return]
     except ValidationError as exc:
-        # vLLM's locs name no union member here (`body.prompt`, not
-        # `body.TokenizeCompletionRequest.prompt`)
-        errors = [
-            {**e, "loc": tuple(p for p in e["loc"] if p not in _MEMBER_NAMES)}
-            for e in exc.errors(include_url=False)
-        ]
-        raise validation_errors(errors, ("body",)) from None
+        raise validation_error(exc) from None
 
 
 def _tokenize(state: AppState, data: Any) -> Any:
