@@ -139,3 +139,12 @@ def test_a_body_that_is_no_object_reads_as_vllms_model_attributes_error(app, pat
     message = call(app, path, body).json()["error"]["message"]
     assert "'type': 'model_attributes_type', 'loc': 'body'" in message
     assert "model_type" not in message and "Tokenize" not in message
+
+
+@pytest.mark.parametrize("value", [7, "x", [1]])
+def test_repetition_detection_that_is_no_object_is_vllms_dataclass_error(app, value) -> None:
+    # vLLM declares RepetitionDetectionParams as a dataclass
+    res = call(app, CHAT, {"messages": [{"role": "user", "content": "hi"}], "repetition_detection": value})
+    message = res.json()["error"]["message"]
+    assert res.status_code == 400 and "'type': 'dataclass_type', 'loc': 'body.repetition_detection'" in message
+    assert "Input should be a dictionary or an instance of RepetitionDetectionParams" in message

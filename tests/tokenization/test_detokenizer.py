@@ -203,3 +203,16 @@ def test_matches_reference_algorithm_on_random_ids(folder) -> None:
             assert text == "".join(expected[start : start + n])
             start += n
         assert len(window.tokens) <= len(prompt) + len(ids) + 1
+
+
+@pytest.mark.parametrize("token_id", [-5, -(2**63), 2**32, 2**63 - 1, 2**63, -(2**63) - 1, 2**70])
+def test_id_overflow_reads_as_the_tokenizers_bindings_error(token_id: int) -> None:
+    # vLLM answers the binding's OverflowError text as a 400 message
+    from tokenizers import Tokenizer
+
+    from tokenfront.tokenization.detokenizer import id_overflow
+
+    binding = Tokenizer.from_str('{"version": "1.0", "model": {"type": "BPE", "vocab": {}, "merges": []}}')
+    with pytest.raises(OverflowError) as err:
+        binding.id_to_token(token_id)
+    assert str(id_overflow(token_id)) == str(err.value)

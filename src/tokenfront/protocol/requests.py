@@ -14,7 +14,17 @@ import random
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.base import OpenAIModel
@@ -239,6 +249,30 @@ class RepetitionDetectionParams(BaseModel):
                 "patterns, set max_pattern_size to 0."
             )
         return self
+
+
+def _dataclass_value(class_name: str) -> WrapValidator:
+    """vLLM declares this parameter's type as a dataclass: a value that is no object fails
+    with Pydantic's dataclass error (`dataclass_type`), not a model's."""
+
+    def check(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if value is None or isinstance(value, (dict, BaseModel)):
+            return handler(value)
+        raise PydanticCustomError(
+            "dataclass_type",
+            "Input should be a dictionary or an instance of {class_name}",
+            {"class_name": class_name},
+        )
+
+    return WrapValidator(check)
+
+
+StructuredOutputsField = Annotated[
+    StructuredOutputsParams | None, _dataclass_value("StructuredOutputsParams")
+]
+RepetitionDetectionField = Annotated[
+    RepetitionDetectionParams | None, _dataclass_value("RepetitionDetectionParams")
+]
 
 
 # ---------------------------------------------------------------------------
@@ -719,7 +753,7 @@ class ChatCompletionRequest(OpenAIModel):
     chat_template_kwargs: dict[str, Any] | None = None
     media_io_kwargs: dict[str, dict[str, Any]] | None = None
     mm_processor_kwargs: dict[str, Any] | None = None
-    structured_outputs: StructuredOutputsParams | None = None
+    structured_outputs: StructuredOutputsField = None
     priority: Int64 = 0
     request_id: str = Field(default_factory=new_request_id)
     session_id: str | None = None
@@ -735,7 +769,7 @@ class ChatCompletionRequest(OpenAIModel):
     kv_transfer_params: dict[str, Any] | None = None
     ec_transfer_params: dict[str, Any] | None = None
     vllm_xargs: dict[str, str | int | float | list[str | int | float]] | None = None
-    repetition_detection: RepetitionDetectionParams | None = None
+    repetition_detection: RepetitionDetectionField = None
     stream_interval: Annotated[int, Field(ge=1)] | None = None
 
     @field_validator("messages", mode="after")
@@ -837,7 +871,7 @@ class CompletionRequest(OpenAIModel):
     prompt_embeds: bytes | list[bytes] | None = None
     add_special_tokens: bool = True
     response_format: AnyResponseFormat | None = None
-    structured_outputs: StructuredOutputsParams | None = None
+    structured_outputs: StructuredOutputsField = None
     priority: Int64 = 0
     request_id: str = Field(default_factory=new_request_id)
     session_id: str | None = None
@@ -852,7 +886,7 @@ class CompletionRequest(OpenAIModel):
     kv_transfer_params: dict[str, Any] | None = None
     ec_transfer_params: dict[str, Any] | None = None
     vllm_xargs: dict[str, str | int | float | list[str | int | float]] | None = None
-    repetition_detection: RepetitionDetectionParams | None = None
+    repetition_detection: RepetitionDetectionField = None
     thinking_token_budget: ThinkingTokenBudget = None
     stream_interval: Annotated[int, Field(ge=1)] | None = None
 

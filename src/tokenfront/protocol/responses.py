@@ -39,7 +39,7 @@ from tokenfront.protocol.requests import (
     INT64_MIN,
     RequestValidationFailure,
     StopParam,
-    StructuredOutputsParams,
+    StructuredOutputsField,
     TopLogprobs,
     apply_return_mm_kwargs_alias,
     check_cache_salt,
@@ -266,7 +266,7 @@ class ResponsesRequest(BaseModel):
     cache_salt: str | None = Field(default=None, min_length=1, max_length=1024)
     enable_response_messages: bool = False
     previous_input_messages: list[dict[str, Any]] | None = None
-    structured_outputs: StructuredOutputsParams | None = None
+    structured_outputs: StructuredOutputsField = None
     repetition_penalty: float | None = None
     seed: int | None = Field(None, ge=INT64_MIN, le=INT64_MAX)
     stop: StopParam = Field(default_factory=list)

@@ -29,6 +29,15 @@ REPLACEMENT_CHAR = "\ufffd"
 _UNSET = object()
 
 
+
+def id_overflow(token_id: int) -> OverflowError:
+    """The error the `tokenizers` binding raises for an id outside 32 unsigned bits; vLLM
+    answers its text as a 400."""
+    if not -(2**63) <= token_id < 2**63:
+        return OverflowError("Python int too large to convert to C long")
+    side = "small" if token_id < 0 else "large"
+    return OverflowError(f"number too {side} to fit in target type")
+
 class TokenizerView:
     """Facts about one tokenizer, computed once (special ids, added vocab, decoder...)."""
 
@@ -110,7 +119,7 @@ class TokenizerView:
                 piece = pieces[token_id] = self._backend.id_to_token(token_id)  # type: ignore[union-attr]
             return piece  # type: ignore[no-any-return]
         if not 0 <= token_id < 2**32:
-            raise OverflowError(f"token id {token_id} does not fit in the tokenizer's id type")
+            raise id_overflow(token_id)
         if self._backend is not None:
             return self._backend.id_to_token(token_id)  # type: ignore[no-any-return]
         token = self.tokenizer.convert_ids_to_tokens(token_id)
