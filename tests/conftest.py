@@ -16,6 +16,31 @@ os.environ.setdefault(
 )
 
 
+# The day every recorded golden in tests/golden was recorded: chat templates that print today's
+# date (Llama 3's `strftime_now("%d %b %Y")`) rendered it into their token ids, so the replays
+# read the template clock on that day (record new goldens with `date_string`, or on this day).
+GOLDEN_RECORDING_DAY = (2026, 12, 2)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _template_clock_on_the_recording_day() -> Iterator[None]:
+    from datetime import datetime
+
+    from tokenfront.tokenization import chat_render
+
+    class _RecordingDay(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> datetime:  # type: ignore[override]
+            return datetime(*GOLDEN_RECORDING_DAY, 12, 0, 0)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(chat_render, "datetime", _RecordingDay)
+    try:
+        yield
+    finally:
+        mp.undo()
+
+
 @pytest.fixture(scope="session")
 def builtin_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A private built-in model cache (TOKENFRONT_CACHE_DIR), built once per test session."""
