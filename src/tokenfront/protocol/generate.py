@@ -36,8 +36,6 @@ MAX_STATE_WINDOW = 1024
 LOGPROB_CONTEXT_WINDOW = 4
 
 
-
-
 class PromptTokenUsageInfo(OpenAIModel):
     cached_tokens: int | None = None
     created_cache_tokens: int | None = None

@@ -85,8 +85,6 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "
 Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 
 
-
-
 class StreamOptions(OpenAIModel):
     include_usage: bool | None = False
     continuous_usage_stats: bool | None = False
