@@ -29,7 +29,6 @@ REPLACEMENT_CHAR = "\ufffd"
 _UNSET = object()
 
 
-
 def id_overflow(token_id: int) -> OverflowError:
     """The error the `tokenizers` binding raises for an id outside 32 unsigned bits; vLLM
     answers its text as a 400."""
