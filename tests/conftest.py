@@ -17,13 +17,15 @@ os.environ.setdefault(
 
 
 # The day every recorded golden in tests/golden was recorded: chat templates that print today's
-# date (Llama 3's `strftime_now("%d %b %Y")`) rendered it into their token ids, so the replays
-# read the template clock on that day (record new goldens with `date_string`, or on this day).
+# date (Llama 3's `strftime_now("%d %b %Y")`) rendered it into their token ids, so the golden
+# replays read the template clock on that day (record new goldens with `date_string`, or on
+# this day).
 GOLDEN_RECORDING_DAY = (2026, 12, 2)
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _template_clock_on_the_recording_day() -> Iterator[None]:
+@pytest.fixture(scope="module")
+def template_clock_on_the_recording_day() -> Iterator[None]:
+    """For modules that replay tests/golden (`pytestmark = usefixtures(...)`)."""
     from datetime import datetime
 
     from tokenfront.tokenization import chat_render

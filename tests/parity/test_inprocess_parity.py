@@ -39,10 +39,13 @@ CORPORA: list[tuple[str, Path, Path]] = [
     ],
 ]
 
-pytestmark = pytest.mark.skipif(
-    not (PARITY / "paritylib.py").is_file(),
-    reason=f"shared parity material not found at {PARITY} (in-process parity skipped)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (PARITY / "paritylib.py").is_file(),
+        reason=f"shared parity material not found at {PARITY} (in-process parity skipped)",
+    ),
+    pytest.mark.usefixtures("template_clock_on_the_recording_day"),
+]
 
 
 def _paritylib() -> ModuleType:

@@ -37,6 +37,8 @@ from tokenfront.render.responses import (
 from tokenfront.render.responses_harmony import harmony_messages, preamble
 from tokenfront.tokenization.registry import ServedModel
 
+pytestmark = pytest.mark.usefixtures("template_clock_on_the_recording_day")
+
 WEATHER = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
 CRM = {"type": "namespace", "name": "crm", "description": "CRM", "tools": [
     {"type": "function", "name": "lookup"}, {"type": "function", "name": "search"}]}
