@@ -86,27 +86,24 @@ def test_bodies_no_json_reader_takes_are_json_errors(raw: bytes) -> None:
     assert err.value.status == 400 and "json_invalid" in err.value.message
 
 
-def test_json_errors_report_pythons_position_and_message_as_vllm_does() -> None:
-    # FastAPI (vLLM) reads the body with Python's json: its error position and message, and
-    # an input its formatter prints as '<dict of 0 items>'
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        # FastAPI (vLLM) reads the body with Python's json: its error position and message,
+        # and an input its formatter prints as '<dict of 0 items>'
+        (
+            b'{"a": }',
+            "{'type': 'json_invalid', 'loc': 'body.6', 'msg': 'JSON decode error', "
+            "'input': '<dict of 0 items>', 'ctx': {'error': 'Expecting value'}}",
+        ),
+        # a `null` body is FastAPI's missing body
+        (b" null ", "{'type': 'missing', 'loc': 'body', 'msg': 'Field required', 'input': 'None'}"),
+    ],
+)
+def test_unreadable_bodies_answer_vllms_messages(raw: bytes, message: str) -> None:
     from tokenfront.api.body import parse_json_body
     from tokenfront.api.errors import APIError
 
     with pytest.raises(APIError) as err:
-        parse_json_body(b'{"a": }')
-    assert err.value.message == (
-        "1 validation error:\n  {'type': 'json_invalid', 'loc': 'body.6', 'msg': 'JSON decode "
-        "error', 'input': '<dict of 0 items>', 'ctx': {'error': 'Expecting value'}}"
-    )
-
-
-def test_a_null_body_is_a_missing_body_as_in_vllm() -> None:
-    from tokenfront.api.body import parse_json_body
-    from tokenfront.api.errors import APIError
-
-    with pytest.raises(APIError) as err:
-        parse_json_body(b" null ")
-    assert err.value.message == (
-        "1 validation error:\n  {'type': 'missing', 'loc': 'body', 'msg': 'Field required', "
-        "'input': 'None'}"
-    )
+        parse_json_body(raw)
+    assert err.value.message == "1 validation error:\n  " + message
