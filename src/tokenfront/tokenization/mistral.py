@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tokenfront.tokenization.detokenizer import DetokWindow, TokenizerView
+from tokenfront.tokenization.detokenizer import DetokWindow, TokenizerView, id_overflow
 
 REPLACEMENT_CHAR = "\ufffd"
 # Marker for a byte piece in a window of token strings (never a vocabulary piece).
@@ -241,7 +241,7 @@ class MistralTokenizerView(TokenizerView):
 
     def id_to_token(self, token_id: int) -> str | None:
         if not 0 <= token_id < 2**32:
-            raise OverflowError(f"token id {token_id} does not fit in the tokenizer's id type")
+            raise id_overflow(token_id)
         if token_id >= self.length:
             return None
         return self._piece(token_id)
@@ -293,7 +293,7 @@ class MistralTokenizerView(TokenizerView):
             return cached
         if not 0 <= token_id < self.length:
             if not 0 <= token_id < 2**32:
-                raise OverflowError(f"token id {token_id} does not fit in the tokenizer's id type")
+                raise id_overflow(token_id)
             return None
         text = self.decode_single(token_id)
         entry = (text, list(text.encode("utf-8", errors="replace")))

@@ -32,19 +32,13 @@ def tokenize_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(TokenizeCompletionRequest | TokenizeChatRequest)
 
 
-# TokenizeChatRequest's own fields besides `messages` (and the shared model /
-# add_special_tokens / return_token_strs)
-_CHAT_ONLY_FIELDS = frozenset(
-    {
-        "add_generation_prompt",
-        "continue_final_message",
-        "chat_template",
-        "chat_template_kwargs",
-        "media_io_kwargs",
-        "mm_processor_kwargs",
-        "tools",
-    }
-)
+@lru_cache(maxsize=1)
+def _chat_only_fields() -> frozenset[str]:
+    """TokenizeChatRequest's own fields besides `messages`."""
+    from tokenfront.render.tokenize import TokenizeChatRequest, TokenizeCompletionRequest
+
+    shared = set(TokenizeCompletionRequest.model_fields) | {"messages"}
+    return frozenset(TokenizeChatRequest.model_fields) - shared
 
 
 def _parse_tokenize(data: Any) -> TokenizeCompletionRequest | TokenizeChatRequest:
@@ -62,7 +56,7 @@ def _parse_tokenize(data: Any) -> TokenizeCompletionRequest | TokenizeChatReques
         except ValidationError:
             pass
         else:
-            if chat.messages or "prompt" not in data or not _CHAT_ONLY_FIELDS.isdisjoint(data):
+            if chat.messages or "prompt" not in data or not _chat_only_fields().isdisjoint(data):
                 return chat
     try:
         return adapter.validate_python(data, from_attributes=True)  # type: ignore[no-any-return]

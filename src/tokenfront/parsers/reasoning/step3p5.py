@@ -17,7 +17,6 @@ from functools import cache
 from tokenfront.parsers.base import JSONState
 from tokenfront.parsers.engines.reasoning_grammar import (
     END,
-    REASONING,
     Grammar,
     GrammarReasoningParser,
     GrammarSpec,
@@ -25,8 +24,6 @@ from tokenfront.parsers.engines.reasoning_grammar import (
 )
 from tokenfront.parsers.reasoning.qwen3 import xml_call_grammar
 from tokenfront.parsers.registry import reasoning_parser
-
-_THINK_START = "<think>"
 
 
 @cache
@@ -74,8 +71,9 @@ class Step3p5ReasoningParser(GrammarReasoningParser):
         return self._answer_start(st, text)
 
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
-        prefix, opener, rest = text.partition(_THINK_START)
-        if not opener or self.prompt_closes or self.c.grammar.initial_state != REASONING:
+        # the grammar always starts in the reasoning; a prompt that closed it leaves no prefix
+        prefix, opener, rest = text.partition(self.c.grammar.terminals["THINK_START"][0])
+        if not opener or self.prompt_closes:
             return super().extract_reasoning(text)
         reasoning, content = super().extract_reasoning(opener + rest)
         return reasoning, (prefix + (content or "")) or None
