@@ -233,3 +233,21 @@ def test_pre_v11_stream_is_split_invariant(
 ) -> None:
     for pieces in chunkings(text):
         assert streamed(PRE_V11, pieces) == (content, calls), pieces
+
+
+@pytest.mark.parametrize(
+    ("pieces", "content"),
+    [
+        # the text before `[TOOL_CALLS]` is lost with the chunk's JSON (vLLM 0.33.0, recorded:
+        # tests/golden/vllm-mechanics.jsonl mech-mistral-guided-dead-then-marker-json)
+        (["Let", ' me check.\n[TOOL_CALLS][{"name": "get_weather", "arguments": {}}]'], None),
+        # ... unless the chunk holds no JSON after the marker (mech-…-marker-alone)
+        (["Let", " me check.\n[TOOL_CALLS]", '[{"name": "get_weather", "arguments": {}}]'], " me check.\n"),
+    ],
+)
+def test_pre_v11_guided_stream_whose_json_broke_earlier_sends_nothing_more(
+    pieces: list[str], content: str | None
+) -> None:
+    # tool_choice required reads the output as a bare JSON list from its first text: "Let"
+    # breaks it, and every later chunk that reaches the JSON is lost, as in vLLM 0.33.0
+    assert streamed(PRE_V11, pieces, tool_choice="required") == (content, [])

@@ -357,6 +357,7 @@ class MistralToolParser(JsonToolParser):
             delta_text = "".join(delta_text.split(BOT)[1:])
 
         piece = ""
+        failed_before = state["json"]["failed"]
         while delta_text:
             phase_before = state["phase"]
             if phase_before == ALL_DONE:
@@ -368,8 +369,13 @@ class MistralToolParser(JsonToolParser):
                 try:
                     events = json_events.feed(state["json"], piece)
                 except Exception:
-                    # the JSON broke: what the delta held before the break still goes out
-                    # (the same in any chunking); the stream's end reads the rest one-shot
+                    if failed_before:
+                        # broken in an earlier delta: vLLM's dead JSON reader loses this
+                        # whole delta, the text before a `[TOOL_CALLS]` in it too
+                        return None
+                    # the JSON broke in this delta: what it held before the break still goes
+                    # out (the same in any chunking; docs/deviations.md); the stream's end
+                    # reads the rest one-shot
                     break
                 self._apply_events(state, events)
 
