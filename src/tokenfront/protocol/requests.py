@@ -11,7 +11,6 @@ runs "before" validators last-defined first).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -28,6 +27,11 @@ from pydantic_core import PydanticCustomError
 
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.base import OpenAIModel
+from tokenfront.protocol.message_schemas import (
+    OPENAI_ROLES,
+    custom_schema_takes,
+    openai_schema_takes,
+)
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -560,14 +564,6 @@ def has_non_text_content(messages: Any) -> bool:
     return False
 
 
-# Message roles with an OpenAI message schema.
-OPENAI_ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
-# Roles whose list content vLLM's OpenAI message schemas validate lazily: bad parts surface
-# when rendering, as "BadRequestError" (custom roles and `function`, whose list only the
-# custom schema takes, are validated eagerly).
-LAZY_PART_ROLES = OPENAI_ROLES - {"function"}
-
-
 def _bad_message(index: int, what: str) -> APIError:
     return APIError(
         f"1 validation error:\n  {{'type': 'value_error', 'loc': 'body.messages.{index}', "
@@ -594,51 +590,6 @@ def _valid_tool_call(call: Any) -> bool:
         and isinstance(function.get("name"), str)
         and isinstance(function.get("arguments"), str)
     )
-
-
-def valid_content_part(part: Any) -> bool:
-    """A well-formed known content part (media parts are judged later)."""
-    if not isinstance(part, dict):
-        return False
-    kind = part.get("type")
-    if kind == "text":
-        return isinstance(part.get("text"), str)
-    if kind == "refusal":
-        return isinstance(part.get("refusal"), str)
-    if kind == "thinking":
-        return isinstance(part.get("thinking"), str)
-    if kind == "tool_reference":
-        return isinstance(part.get("name", ""), str)
-    media = ("image_url", "input_audio", "audio_url", "video_url", "file", "image_pil",
-             "image_embeds", "audio_embeds", "video_embeds", "prompt_embeds")
-    return any(key in part for key in media)
-
-
-def content_parts_accepted(role: str, parts: Sequence[Any]) -> bool:
-    """Whether vLLM 0.33.0 takes these content parts of a message.
-
-    Measured: an OpenAI-role message also matches vLLM's custom message schema, whose part
-    list is validated eagerly and permissively. Pydantic's smart union prefers it when some
-    part is a well-formed known part (it then sets more fields); then any object or string
-    part passes and is judged when rendering. Otherwise the OpenAI schema's lazy iterator
-    wins and fails on the first part no schema takes. Custom roles (and `function` with a
-    list) only have the custom schema.
-    """
-    if not parts:
-        return True
-    loose = all(isinstance(p, (str, dict)) for p in parts)
-    if role not in LAZY_PART_ROLES:
-        return loose
-    return loose and any(valid_content_part(p) for p in parts)
-
-
-def validated_lazily(role: str, content: Any) -> bool:
-    """Whether vLLM keeps this content as a lazy part iterator, validated only when iterated
-    (failing on the first part no schema takes): a non-empty object, or a part list the eager
-    schemas refuse (`content_parts_accepted`)."""
-    if isinstance(content, dict):
-        return bool(content)
-    return isinstance(content, (list, tuple)) and not content_parts_accepted(role, content)
 
 
 def check_message_shape(index: int, msg: Any) -> None:
@@ -681,6 +632,8 @@ def check_message_shape(index: int, msg: Any) -> None:
             raise _bad_message(index, "Input should be iterable")
         if not all(_valid_tool_call(c) for c in tool_calls):
             raise _bad_message(index, "Invalid tool call")
+    if not openai_schema_takes(msg) and not custom_schema_takes(msg):
+        raise _bad_message(index, f"No {role} message schema takes this message")
 
 
 # vLLM's `CustomChatCompletionMessageParam` field types (None stands for an absent key too).

@@ -21,6 +21,7 @@ import jinja2.nodes
 import jinja2.sandbox
 
 from tokenfront.api.errors import APIError
+from tokenfront.render.messages import join_lines
 from tokenfront.tokenization.chat_render import APPLY_CHAT_TEMPLATE_PARAMS
 
 ContentFormat = Literal["string", "openai"]
@@ -318,13 +319,13 @@ def _developer_to_system(conversation: list[dict[str, Any]]) -> list[dict[str, A
             merge = True
         content = msg.get("content", "")
         if isinstance(content, list):
-            parts: list[str] = []
+            parts: list[Any] = []
             for part in content:
                 if isinstance(part, str):
                     parts.append(part)
                 elif isinstance(part, dict) and "text" in part:
                     parts.append(part["text"])
-            content = "\n".join(parts)
+            content = join_lines(parts)
         if content:
             texts.append(content)
     if not merge:

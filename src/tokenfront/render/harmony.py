@@ -28,11 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tokenfront.protocol.requests import (
-    RequestValidationFailure,
-    StructuredOutputsParams,
-    validated_lazily,
-)
+from tokenfront.protocol.message_schemas import validated_lazily
+from tokenfront.protocol.requests import RequestValidationFailure, StructuredOutputsParams
 from tokenfront.render.harmony_tools import tools_section
 from tokenfront.render.structural_tags import output_format
 from tokenfront.render.structural_tags_harmony import final_answer
@@ -190,7 +187,7 @@ def _eager_content(msg: dict[str, Any]) -> Any:
     """The content as vLLM's Harmony code sees it: content it validates lazily is an iterator
     there, which text flattening skips (None)."""
     content = msg.get("content")
-    return None if validated_lazily(str(msg.get("role")), content) else content
+    return None if validated_lazily(msg) else content
 
 
 def _part_texts(msg: dict[str, Any]) -> list[str]:

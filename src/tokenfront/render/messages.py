@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tokenfront.protocol.requests import RequestValidationFailure, validated_lazily
+from tokenfront.protocol.message_schemas import lazy_parts_fail, validated_lazily
+from tokenfront.protocol.requests import RequestValidationFailure
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text", "refusal", "thinking"})
 _SKIP_IF_EMPTY = ("text", "refusal")
@@ -144,6 +145,15 @@ def _strip_billing_header(parts: list[Any]) -> list[Any]:
     return out
 
 
+def join_lines(texts: list[Any]) -> str:
+    """Text parts joined by newlines, as vLLM joins them: a part whose text is no string is
+    a 400 carrying the TypeError of that join."""
+    try:
+        return "\n".join(texts)
+    except TypeError as exc:
+        raise RequestValidationFailure(str(exc)) from None
+
+
 def _convert_message(message: dict[str, Any], wrap: bool, lazy: bool = True) -> dict[str, Any]:
     role = message.get("role")
     if not isinstance(role, str):
@@ -153,21 +163,19 @@ def _convert_message(message: dict[str, Any], wrap: bool, lazy: bool = True) -> 
         parts: list[Any] = []
     elif isinstance(content, str):
         parts = [{"type": "text", "text": content}]
-    elif isinstance(content, (list, tuple, dict)) and not (lazy and validated_lazily(role, content)):
+    elif isinstance(content, (list, tuple, dict)) and not (
+        lazy and validated_lazily(message) and lazy_parts_fail(role, content)
+    ):
         parts = [] if isinstance(content, dict) else list(content)  # `{}`: no keys, no parts
     else:
-        # vLLM validates OpenAI-role content parts lazily, failing here.
+        # vLLM walks lazily validated parts here, failing on the first its schema refuses.
         raise RequestValidationFailure(
             f"validation errors for ValidatorIterator: invalid content part in a {role} message"
         )
     if role == "system":
         parts = _strip_billing_header(parts)
     parsed = _parse_parts(parts, wrap)
-    try:
-        text_or_parts = parsed if wrap else "\n".join(parsed)
-    except TypeError as exc:  # a non-string text part, joined as vLLM joins it
-        raise RequestValidationFailure(str(exc)) from None
-    out: dict[str, Any] = {"role": role, "content": text_or_parts}
+    out: dict[str, Any] = {"role": role, "content": parsed if wrap else join_lines(parsed)}
 
     if role == "assistant":
         tool_calls = message.get("tool_calls")
@@ -188,7 +196,7 @@ def _convert_message(message: dict[str, Any], wrap: bool, lazy: bool = True) -> 
                     for i in msg_content
                     if isinstance(i, dict) and i.get("type") == "text"
                 ]
-                out["content"] = "\n".join(texts) if texts else ""
+                out["content"] = join_lines(texts)
     if isinstance(message.get("name"), str):
         out["name"] = message["name"]
     if isinstance(message.get("task"), str):

@@ -1,0 +1,186 @@
+"""Which of vLLM 0.33.0's chat message schemas takes a message, and so when its parts are checked.
+
+vLLM validates each chat message against a union: openai's per-role schemas, whose list
+content is an iterator checked only when rendering walks it, and its own permissive custom
+schema, whose parts are checked at once (any object or string passes, to be judged when
+rendering). Pydantic's smart union keeps the schemas that validate and prefers the one with
+more fields set, counting the fields of nested parts; a tie goes to openai's schema, the
+union's first member. Measured against vLLM's `TypeAdapter(ChatCompletionMessageParam)`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Message roles with an openai message schema.
+OPENAI_ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
+
+_CUSTOM_FIELDS = frozenset(
+    {"role", "content", "name", "tool_call_id", "tool_calls", "reasoning", "tools", "task"}
+)
+_OPENAI_FIELDS: dict[str, frozenset[str]] = {
+    "developer": frozenset({"role", "content", "name"}),
+    "system": frozenset({"role", "content", "name"}),
+    "user": frozenset({"role", "content", "name"}),
+    "assistant": frozenset(
+        {"role", "content", "name", "tool_calls", "function_call", "refusal", "audio"}
+    ),
+    "tool": frozenset({"role", "content", "tool_call_id"}),
+}
+# The parts each role's openai schema takes in its content list.
+_OPENAI_PART_TYPES: dict[str, frozenset[str]] = {
+    "developer": frozenset({"text"}),
+    "system": frozenset({"text"}),
+    "user": frozenset({"text", "image_url", "input_audio", "file"}),
+    "assistant": frozenset({"text", "refusal"}),
+    "tool": frozenset({"text"}),
+}
+# vLLM's all-optional part schemas: any object fits one, setting the keys it knows.
+_LOOSE_PARTS: tuple[dict[str, tuple[type, ...]], ...] = (
+    {"image_url": (str, type(None)), "uuid": (str, type(None))},
+    {"audio_url": (str, type(None))},
+    {"video_url": (str, type(None)), "uuid": (str, type(None))},
+    {"image_pil": (type(None),), "uuid": (str, type(None))},
+)
+
+
+def _url_object(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("url"), str)
+
+
+def _typed_part_fields(part: dict[str, Any]) -> int:
+    """Fields set by the part schema its `type` names, 0 when that schema refuses it."""
+    kind = part.get("type")
+    if kind in ("text", "refusal", "prompt_embeds"):
+        key = "data" if kind == "prompt_embeds" else kind
+        return 2 if isinstance(part.get(key), str) else 0
+    if kind in ("image_url", "audio_url", "video_url"):
+        return 2 if _url_object(part.get(kind)) else 0
+    if kind == "input_audio":
+        audio = part.get("input_audio")
+        ok = isinstance(audio, dict) and isinstance(audio.get("data"), str)
+        return 2 if ok and audio.get("format") in ("wav", "mp3") else 0
+    if kind == "file":
+        return 2 if isinstance(part.get("file"), dict) else 0
+    if kind == "thinking":
+        return 2 + ("closed" in part) if isinstance(part.get("thinking"), str) else 0
+    if kind in ("image_embeds", "audio_embeds", "video_embeds"):
+        return 1 + sum(key in part for key in (kind, "uuid"))
+    if kind in ("tool_reference", None):
+        name = part.get("name", "")
+        return ("type" in part) + ("name" in part) if isinstance(name, str) else 0
+    return 0
+
+
+def _part_fields(part: Any) -> int:
+    """Fields the custom schema's part union sets for one part (a string sets none)."""
+    if not isinstance(part, dict):
+        return 0
+    loose = [
+        sum(key in part for key in schema)
+        for schema in _LOOSE_PARTS
+        if all(isinstance(part[key], kinds) for key, kinds in schema.items() if key in part)
+    ]
+    return max([_typed_part_fields(part), *loose])
+
+
+def _prompt_embeds(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "prompt_embeds"
+        and isinstance(value.get("data"), str)
+    )
+
+
+def openai_schema_takes(msg: dict[str, Any]) -> bool:
+    """Whether the role's openai schema validates the message (list content aside: its parts
+    are checked lazily)."""
+    role = msg.get("role")
+    content = msg.get("content")
+    if role == "function":
+        return "content" in msg and isinstance(content, (str, type(None))) and isinstance(
+            msg.get("name"), str
+        )
+    if role not in _OPENAI_FIELDS:
+        return False
+    if content is None:  # absent, or null: only the assistant's content is optional
+        if role != "assistant":
+            return False
+    elif not isinstance(content, (str, list, tuple, dict)):
+        return False
+    if role == "tool":
+        return isinstance(msg.get("tool_call_id"), str)
+    if role == "assistant":
+        function_call = msg.get("function_call")
+        audio = msg.get("audio")
+        return (
+            isinstance(msg.get("refusal"), (str, type(None)))
+            and (
+                function_call is None
+                or isinstance(function_call, dict)
+                and isinstance(function_call.get("name"), str)
+                and isinstance(function_call.get("arguments"), str)
+            )
+            and (audio is None or isinstance(audio, dict) and isinstance(audio.get("id"), str))
+        )
+    return True
+
+
+def custom_schema_takes(msg: dict[str, Any]) -> bool:
+    """Whether vLLM's custom schema validates the message (its `tool_calls`, which the openai
+    assistant schema shares, are checked at validation time: `check_message_shape`)."""
+    content = msg.get("content", "")
+    if isinstance(content, (list, tuple)):
+        if not all(isinstance(p, (str, dict)) for p in content):
+            return False
+    elif not isinstance(content, str):
+        return False
+    reasoning = msg.get("reasoning")
+    return (
+        isinstance(msg.get("name", ""), str)
+        and isinstance(msg.get("tool_call_id"), (str, type(None)))
+        and (reasoning is None or isinstance(reasoning, str) or _prompt_embeds(reasoning))
+        and isinstance(msg.get("tools"), (list, type(None)))
+        and isinstance(msg.get("task"), (str, type(None)))
+    )
+
+
+def validated_lazily(msg: dict[str, Any]) -> bool:
+    """Whether vLLM keeps this message's content as a lazy part iterator, checked only when
+    rendering walks it: object or list content that openai's schema wins."""
+    content = msg.get("content")
+    if not isinstance(content, (list, tuple, dict)) or not openai_schema_takes(msg):
+        return False
+    if isinstance(content, dict) or not custom_schema_takes(msg):
+        return True
+    fields = _OPENAI_FIELDS[str(msg["role"])]
+    openai_fields = sum(key in msg for key in fields)
+    custom_fields = sum(key in msg for key in _CUSTOM_FIELDS) + sum(map(_part_fields, content))
+    return custom_fields <= openai_fields
+
+
+def _openai_part(role: str, part: Any) -> bool:
+    if not isinstance(part, dict):
+        return False
+    kind = part.get("type")
+    if kind not in _OPENAI_PART_TYPES[role]:
+        return False
+    if kind in ("text", "refusal"):
+        return isinstance(part.get(kind), str)
+    if kind == "image_url":
+        image = part.get("image_url")
+        return isinstance(image, dict) and isinstance(image.get("url"), str)
+    if kind == "input_audio":
+        audio = part.get("input_audio")
+        return (
+            isinstance(audio, dict)
+            and isinstance(audio.get("data"), str)
+            and audio.get("format") in ("wav", "mp3")
+        )
+    return isinstance(part.get("file"), dict)
+
+
+def lazy_parts_fail(role: str, content: Any) -> bool:
+    """Whether walking lazily validated content fails: some part (an object's key, for
+    object content) that the role's openai schema does not take."""
+    return not all(_openai_part(role, part) for part in content)
