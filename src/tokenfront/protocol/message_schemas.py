@@ -48,6 +48,14 @@ def _url_object(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("url"), str)
 
 
+def _input_audio(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("data"), str)
+        and value.get("format") in ("wav", "mp3")
+    )
+
+
 def _typed_part_fields(part: dict[str, Any]) -> int:
     """Fields set by the part schema its `type` names, 0 when that schema refuses it."""
     kind = part.get("type")
@@ -57,9 +65,7 @@ def _typed_part_fields(part: dict[str, Any]) -> int:
     if kind in ("image_url", "audio_url", "video_url"):
         return 2 if _url_object(part.get(kind)) else 0
     if kind == "input_audio":
-        audio = part.get("input_audio")
-        ok = isinstance(audio, dict) and isinstance(audio.get("data"), str)
-        return 2 if ok and audio.get("format") in ("wav", "mp3") else 0
+        return 2 if _input_audio(part.get(kind)) else 0
     if kind == "file":
         return 2 if isinstance(part.get("file"), dict) else 0
     if kind == "thinking":
@@ -168,15 +174,9 @@ def _openai_part(role: str, part: Any) -> bool:
     if kind in ("text", "refusal"):
         return isinstance(part.get(kind), str)
     if kind == "image_url":
-        image = part.get("image_url")
-        return isinstance(image, dict) and isinstance(image.get("url"), str)
+        return _url_object(part.get(kind))
     if kind == "input_audio":
-        audio = part.get("input_audio")
-        return (
-            isinstance(audio, dict)
-            and isinstance(audio.get("data"), str)
-            and audio.get("format") in ("wav", "mp3")
-        )
+        return _input_audio(part.get(kind))
     return isinstance(part.get("file"), dict)
 
 
