@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Chat renders of random, often malformed message lists sent to a vLLM 0.33.0 render server
-and to tokenfront, answers compared.
+"""Chat renders (and /tokenize) of random, often malformed message lists sent to a vLLM 0.33.0
+render server and to tokenfront, answers compared.
 
 Messages of every role with content as a string, a part list (text parts whose `text` is no
 string, parts of other types, bare strings, parts without payload) or an object; tool calls,
@@ -103,6 +103,8 @@ def render_request(rng: random.Random, model: str) -> dict[str, Any]:
 def compare(vllm: str, tf: str, model: str, seed: int, n: int, config: str = "",
             record: Path | None = None, record_all: bool = False) -> int:
     def draw(rng: random.Random) -> tuple[str, dict[str, Any], str]:
+        if rng.random() < 0.3:  # /tokenize's chat form validates messages without the chat
+            return "/tokenize", render_request(rng, model), "tokenize"  # request's validators
         return "/v1/chat/completions/render", render_request(rng, model), "render-chat"
 
     return compare_drawn(vllm, tf, draw, seed, n, config, record, record_all, "msgshape", "message_shapes")

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-# Message roles with an openai message schema.
-OPENAI_ROLES = frozenset({"developer", "system", "user", "assistant", "tool", "function"})
-
 _CUSTOM_FIELDS = frozenset(
     {"role", "content", "name", "tool_call_id", "tool_calls", "reasoning", "tools", "task"}
 )
@@ -72,7 +69,7 @@ def _typed_part_fields(part: dict[str, Any]) -> int:
         return 2 + ("closed" in part) if isinstance(part.get("thinking"), str) else 0
     if kind in ("image_embeds", "audio_embeds", "video_embeds"):
         return 1 + sum(key in part for key in (kind, "uuid"))
-    if kind in ("tool_reference", None):
+    if kind == "tool_reference" or "type" not in part:
         name = part.get("name", "")
         return ("type" in part) + ("name" in part) if isinstance(name, str) else 0
     return 0
@@ -98,29 +95,56 @@ def _prompt_embeds(value: Any) -> bool:
     )
 
 
+def valid_tool_call(call: Any) -> bool:
+    """A tool call of an assistant message as both schemas type it (function or custom)."""
+    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+        return False
+    if call.get("type") == "custom":
+        custom = call.get("custom")
+        return (
+            isinstance(custom, dict)
+            and isinstance(custom.get("name"), str)
+            and isinstance(custom.get("input"), str)
+        )
+    function = call.get("function")
+    return (
+        call.get("type") == "function"
+        and isinstance(function, dict)
+        and isinstance(function.get("name"), str)
+        and isinstance(function.get("arguments"), str)
+    )
+
+
+def _iterable(value: Any) -> bool:
+    return isinstance(value, (str, list, tuple, dict))
+
+
 def openai_schema_takes(msg: dict[str, Any]) -> bool:
-    """Whether the role's openai schema validates the message (list content aside: its parts
-    are checked lazily)."""
+    """Whether the role's openai schema validates the message (its list content and tool
+    calls are iterators, checked lazily)."""
     role = msg.get("role")
     content = msg.get("content")
     if role == "function":
         return "content" in msg and isinstance(content, (str, type(None))) and isinstance(
             msg.get("name"), str
         )
-    if role not in _OPENAI_FIELDS:
+    if not isinstance(role, str) or role not in _OPENAI_FIELDS:
         return False
     if content is None:  # absent, or null: only the assistant's content is optional
         if role != "assistant":
             return False
     elif not isinstance(content, (str, list, tuple, dict)):
         return False
-    if role == "tool":
+    if role == "tool":  # (its schema has no `name`)
         return isinstance(msg.get("tool_call_id"), str)
+    if not isinstance(msg.get("name", ""), str):
+        return False
     if role == "assistant":
         function_call = msg.get("function_call")
         audio = msg.get("audio")
         return (
-            isinstance(msg.get("refusal"), (str, type(None)))
+            ("tool_calls" not in msg or _iterable(msg["tool_calls"]))
+            and isinstance(msg.get("refusal"), (str, type(None)))
             and (
                 function_call is None
                 or isinstance(function_call, dict)
@@ -133,8 +157,7 @@ def openai_schema_takes(msg: dict[str, Any]) -> bool:
 
 
 def custom_schema_takes(msg: dict[str, Any]) -> bool:
-    """Whether vLLM's custom schema validates the message (its `tool_calls`, which the openai
-    assistant schema shares, are checked at validation time: `check_message_shape`)."""
+    """Whether vLLM's custom schema validates the message."""
     content = msg.get("content", "")
     if isinstance(content, (list, tuple)):
         if not all(isinstance(p, (str, dict)) for p in content):
@@ -142,34 +165,54 @@ def custom_schema_takes(msg: dict[str, Any]) -> bool:
     elif not isinstance(content, str):
         return False
     reasoning = msg.get("reasoning")
+    tool_calls = msg.get("tool_calls")
     return (
         isinstance(msg.get("name", ""), str)
         and isinstance(msg.get("tool_call_id"), (str, type(None)))
+        and (tool_calls is None or isinstance(tool_calls, list) and all(map(valid_tool_call, tool_calls)))
         and (reasoning is None or isinstance(reasoning, str) or _prompt_embeds(reasoning))
         and isinstance(msg.get("tools"), (list, type(None)))
         and isinstance(msg.get("task"), (str, type(None)))
     )
 
 
-def validated_lazily(msg: dict[str, Any]) -> bool:
-    """Whether vLLM keeps this message's content as a lazy part iterator, checked only when
-    rendering walks it: object or list content that openai's schema wins."""
-    content = msg.get("content")
-    if not isinstance(content, (list, tuple, dict)) or not openai_schema_takes(msg):
+def _openai_wins(msg: dict[str, Any]) -> bool:
+    """Whether openai's schema takes the message, iterators and all (it validates and the
+    custom one does not, or sets no fewer fields)."""
+    if not openai_schema_takes(msg):
         return False
-    if isinstance(content, dict) or not custom_schema_takes(msg):
+    if not custom_schema_takes(msg):
         return True
     fields = _OPENAI_FIELDS[str(msg["role"])]
     openai_fields = sum(key in msg for key in fields)
-    custom_fields = sum(key in msg for key in _CUSTOM_FIELDS) + sum(map(_part_fields, content))
+    content = msg.get("content")
+    nested = sum(map(_part_fields, content)) if isinstance(content, (list, tuple)) else 0
+    if "tool_calls" in fields and isinstance(msg.get("tool_calls"), list):
+        nested += 3 * len(msg["tool_calls"])  # each call's id, type and function at least
+    custom_fields = sum(key in msg for key in _CUSTOM_FIELDS) + nested
     return custom_fields <= openai_fields
+
+
+def validated_lazily(msg: dict[str, Any]) -> bool:
+    """Whether vLLM keeps this message's content as a lazy part iterator, checked only when
+    rendering walks it: object or list content of a message openai's schema takes."""
+    return isinstance(msg.get("content"), (list, tuple, dict)) and _openai_wins(msg)
+
+
+def lazy_tool_calls_fail(msg: dict[str, Any]) -> bool:
+    """Whether an assistant message's tool calls are a lazy iterator some call of which fails
+    (vLLM's chat request walks it at validation time, /tokenize when rendering)."""
+    tool_calls: Any = msg.get("tool_calls")
+    if msg.get("role") != "assistant" or not _iterable(tool_calls) or not _openai_wins(msg):
+        return False
+    return not all(map(valid_tool_call, tool_calls))
 
 
 def _openai_part(role: str, part: Any) -> bool:
     if not isinstance(part, dict):
         return False
     kind = part.get("type")
-    if kind not in _OPENAI_PART_TYPES[role]:
+    if not isinstance(kind, str) or kind not in _OPENAI_PART_TYPES[role]:
         return False
     if kind in ("text", "refusal"):
         return isinstance(part.get(kind), str)

@@ -14,13 +14,13 @@ import random
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     ValidatorFunctionWrapHandler,
     WrapValidator,
-    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -28,9 +28,10 @@ from pydantic_core import PydanticCustomError
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.base import OpenAIModel
 from tokenfront.protocol.message_schemas import (
-    OPENAI_ROLES,
     custom_schema_takes,
+    lazy_tool_calls_fail,
     openai_schema_takes,
+    valid_tool_call,
 )
 
 INT64_MIN = -(2**63)
@@ -573,67 +574,58 @@ def _bad_message(index: int, what: str) -> APIError:
     )
 
 
-def _valid_tool_call(call: Any) -> bool:
-    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
-        return False
-    if call.get("type") == "custom":
-        custom = call.get("custom")
-        return (
-            isinstance(custom, dict)
-            and isinstance(custom.get("name"), str)
-            and isinstance(custom.get("input"), str)
-        )
-    function = call.get("function")
-    return (
-        call.get("type") == "function"
-        and isinstance(function, dict)
-        and isinstance(function.get("name"), str)
-        and isinstance(function.get("arguments"), str)
-    )
-
-
-def check_message_shape(index: int, msg: Any) -> None:
-    """The message checks vLLM's message schemas make at validation time."""
+def message_shape_error(msg: Any, *, tool_calls_walked: bool = True) -> str | None:
+    """Why vLLM's message schemas refuse `msg` at validation time (None: they take it); with
+    `tool_calls_walked` (the chat request's after-validator) an assistant's lazily validated
+    tool calls are checked too."""
     if not isinstance(msg, dict):
-        raise _bad_message(index, "Input should be a valid dictionary")
-    role = msg.get("role")
-    if not isinstance(role, str):
-        raise _bad_message(index, "Field required: role")
-    custom = role not in OPENAI_ROLES
-    if "content" in msg:
-        content = msg["content"]
-        if content is None:
-            if role not in ("assistant", "function"):
-                raise _bad_message(index, "Input should be a valid string")
-        elif isinstance(content, str):
-            pass
-        elif isinstance(content, (list, dict, tuple)):
-            custom = custom or role == "function"  # only the custom schema takes a function's list
-            if custom and (
-                not isinstance(content, list) or not all(isinstance(p, (str, dict)) for p in content)
-            ):
-                raise _bad_message(index, "Invalid content part")
-        else:
-            raise _bad_message(index, "Input should be a valid string")
-    # `name` is a string in every message schema but the tool message's, which ignores it
-    tool_message = role == "tool" and isinstance(msg.get("tool_call_id"), str)
-    if "name" in msg and not tool_message and not isinstance(msg["name"], str):
-        raise _bad_message(index, "Input should be a valid string")
-    if (custom or role == "tool") and not isinstance(msg.get("tool_call_id"), (str, type(None))):
-        raise _bad_message(index, "Input should be a valid string: tool_call_id")
-    if custom:
-        for key, kinds in _CUSTOM_MESSAGE_FIELDS:
-            if not isinstance(msg.get(key), kinds):
-                names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
-                raise _bad_message(index, f"{key}: input should be {names}")
-    tool_calls = msg.get("tool_calls")
-    if tool_calls is not None:
-        if isinstance(tool_calls, str) or not isinstance(tool_calls, (list, tuple, dict)):
-            raise _bad_message(index, "Input should be iterable")
-        if not all(_valid_tool_call(c) for c in tool_calls):
-            raise _bad_message(index, "Invalid tool call")
+        return "Input should be a valid dictionary"
+    if not isinstance(msg.get("role"), str):
+        return "Field required: role"
     if not openai_schema_takes(msg) and not custom_schema_takes(msg):
-        raise _bad_message(index, f"No {role} message schema takes this message")
+        return _refusal_reason(msg)
+    if tool_calls_walked and lazy_tool_calls_fail(msg):
+        return "Invalid tool call"
+    return None
+
+
+def check_message_shape(index: int, msg: Any, *, tool_calls_walked: bool = True) -> None:
+    """`message_shape_error` as the 400 of message `index`."""
+    what = message_shape_error(msg, tool_calls_walked=tool_calls_walked)
+    if what is not None:
+        raise _bad_message(index, what)
+
+
+def _checked_message(msg: Any) -> Any:
+    """A chat request's message, refused as a validation error of its own (so a later
+    field's non-validation error still wins, as in vLLM)."""
+    what = message_shape_error(msg)
+    if what is not None:
+        raise PydanticCustomError("value_error", what)
+    return msg
+
+
+def _refusal_reason(msg: dict[str, Any]) -> str:
+    """A short reason why no message schema takes `msg`, for the error message."""
+    content = msg.get("content")
+    if "content" in msg and not isinstance(content, (str, list, tuple, dict, type(None))):
+        return "Input should be a valid string"
+    tool_calls = msg.get("tool_calls")
+    if tool_calls is not None and not isinstance(tool_calls, (list, tuple, dict)):
+        return "Input should be iterable"
+    if isinstance(tool_calls, list) and not all(map(valid_tool_call, tool_calls)):
+        return "Invalid tool call"
+    if isinstance(content, list) and not all(isinstance(p, (str, dict)) for p in content):
+        return "Invalid content part"
+    if not isinstance(msg.get("name", ""), str):
+        return "Input should be a valid string: name"
+    if not isinstance(msg.get("tool_call_id"), (str, type(None))):
+        return "Input should be a valid string: tool_call_id"
+    for key, kinds in _CUSTOM_MESSAGE_FIELDS:
+        if not isinstance(msg.get(key), kinds):
+            names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+            return f"{key}: input should be {names}"
+    return f"No {msg.get('role')} message schema takes this message"
 
 
 # vLLM's `CustomChatCompletionMessageParam` field types (None stands for an absent key too).
@@ -645,7 +637,7 @@ _CUSTOM_MESSAGE_FIELDS: tuple[tuple[str, tuple[type, ...]], ...] = (
 
 
 class ChatCompletionRequest(OpenAIModel):
-    messages: list[dict[str, Any] | Any]
+    messages: list[Annotated[dict[str, Any] | Any, AfterValidator(_checked_message)]]
     model: str | None = None
     frequency_penalty: float | None = None
     logit_bias: dict[str, float] | None = None
@@ -723,12 +715,6 @@ class ChatCompletionRequest(OpenAIModel):
     repetition_detection: RepetitionDetectionField = None
     stream_interval: Annotated[int, Field(ge=1)] | None = None
 
-    @field_validator("messages", mode="after")
-    @classmethod
-    def _check_messages(cls, messages: list[Any]) -> list[Any]:
-        for index, msg in enumerate(messages):
-            check_message_shape(index, msg)
-        return messages
 
     @model_validator(mode="before")
     @classmethod

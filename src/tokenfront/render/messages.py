@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tokenfront.protocol.message_schemas import lazy_parts_fail, validated_lazily
+from tokenfront.protocol.message_schemas import (
+    lazy_parts_fail,
+    lazy_tool_calls_fail,
+    validated_lazily,
+)
 from tokenfront.protocol.requests import RequestValidationFailure
 
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text", "refusal", "thinking"})
@@ -178,6 +182,10 @@ def _convert_message(message: dict[str, Any], wrap: bool, lazy: bool = True) -> 
     out: dict[str, Any] = {"role": role, "content": parsed if wrap else join_lines(parsed)}
 
     if role == "assistant":
+        if lazy and lazy_tool_calls_fail(message):  # (/tokenize: its request never walked them)
+            raise RequestValidationFailure(
+                "validation errors for ValidatorIterator: invalid tool call in an assistant message"
+            )
         tool_calls = message.get("tool_calls")
         if "tool_calls" in message and tool_calls is not None:
             out["tool_calls"] = list(tool_calls)

@@ -59,7 +59,7 @@ class TokenizeChatRequest(OpenAIModel):
         # tokenizes that prompt (vLLM's union).
         for index, msg in enumerate(messages):
             try:
-                check_message_shape(index, msg)
+                check_message_shape(index, msg, tool_calls_walked=False)
             except APIError as exc:
                 raise ValueError(exc.message) from None
         return messages

@@ -340,11 +340,6 @@ def detokenize_delta(
     custom = getattr(view, "detokenize_delta", None)
     if custom is not None:  # e.g. mistral-common tokenizers (tokenization/mistral.py)
         return custom(window, token_ids, skip_special_tokens, spaces_between_special_tokens)  # type: ignore[no-any-return]
-    # Nothing before min(prefix, read, len) is ever read again: start from there.
-    start = min(window.prefix_offset, window.read_offset, len(window.tokens))
-    tokens = window.tokens[start:]
-    prefix = window.prefix_offset - start
-    read = window.read_offset - start
     if view.is_fast or not view.added_vocab:
         join = view.tokens_to_string
     else:
@@ -353,6 +348,14 @@ def detokenize_delta(
             return view.tokens_to_string_with_added(
                 pieces, skip_special_tokens, spaces_between_special_tokens
             )
+
+    if not 0 <= window.prefix_offset <= window.read_offset <= len(window.tokens):
+        return _irregular_window_delta(view, window, token_ids, skip_special_tokens, join)
+    # Nothing before min(prefix, read, len) is ever read again: start from there.
+    start = min(window.prefix_offset, window.read_offset, len(window.tokens))
+    tokens = window.tokens[start:]
+    prefix = window.prefix_offset - start
+    read = window.read_offset - start
 
     skip = view.special_ids if skip_special_tokens else frozenset()
     length = view.length
@@ -376,6 +379,39 @@ def detokenize_delta(
             del tokens[:prefix]
             read -= prefix
             prefix = 0
+    return "".join(parts), DetokWindow(tokens, prefix, read)
+
+
+def _irregular_window_delta(
+    view: TokenizerView,
+    window: DetokWindow,
+    token_ids: Sequence[int],
+    skip_special_tokens: bool,
+    join: Any,
+) -> tuple[str, DetokWindow]:
+    """`detokenize_delta` for a window whose offsets are out of order or out of range (only a
+    client-made vLLM state carries one): vLLM's steps verbatim, negative offsets and Python's
+    slicing of them included, so the text and the window (a next call with a negative offset
+    is refused, as vLLM's state validation refuses it) come out as vLLM's."""
+    tokens, prefix, read = list(window.tokens), window.prefix_offset, window.read_offset
+    skip = view.special_ids if skip_special_tokens else frozenset()
+    parts: list[str] = []
+    for tid in token_ids:
+        if 0 <= tid < view.length:
+            new = [] if tid in skip else [view.id_to_token(tid) or ""]
+        else:
+            new = [""]
+        count = len(tokens) + len(new)
+        start = min(prefix, read, len(tokens))
+        out = (tokens[start:] if start else tokens) + new
+        prefix_text = join(out[prefix - start : read - start])
+        full_text = join(out[prefix - start :])
+        if len(full_text) > len(prefix_text) and not full_text.endswith(REPLACEMENT_CHAR):
+            parts.append(full_text[len(prefix_text) :])
+            prefix, read = read, count
+        tokens = (tokens + new)[prefix:]
+        read -= prefix
+        prefix = 0
     return "".join(parts), DetokWindow(tokens, prefix, read)
 
 
