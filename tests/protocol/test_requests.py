@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tokenfront.api.body import parse_model
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import ChatCompletionRequest, CompletionRequest
 
@@ -75,7 +76,7 @@ def test_named_tool_choice_over_a_tool_without_function_is_a_400() -> None:
 )
 def test_message_schema_errors_are_bad_request(messages: list) -> None:
     with pytest.raises(APIError) as err:
-        ChatCompletionRequest.model_validate({"messages": messages})
+        parse_model(ChatCompletionRequest, {"messages": messages})
     assert err.value.err_type == "Bad Request"
 
 
@@ -116,7 +117,7 @@ def test_message_fields_are_typed_by_the_schema_that_takes_the_role(message: dic
         ChatCompletionRequest.model_validate({"messages": [message]})
         return
     with pytest.raises(APIError) as err:
-        ChatCompletionRequest.model_validate({"messages": [message]})
+        parse_model(ChatCompletionRequest, {"messages": [message]})
     assert err.value.err_type == "Bad Request"
 
 
