@@ -1,11 +1,13 @@
 """Which of vLLM 0.33.0's chat message schemas takes a message, and so when its parts are checked.
 
 vLLM validates each chat message against a union: openai's per-role schemas, whose list
-content is an iterator checked only when rendering walks it, and its own permissive custom
-schema, whose parts are checked at once (any object or string passes, to be judged when
-rendering). Pydantic's smart union keeps the schemas that validate and prefers the one with
-more fields set, counting the fields of nested parts; a tie goes to openai's schema, the
-union's first member. Measured against vLLM's `TypeAdapter(ChatCompletionMessageParam)`.
+content (and an assistant's tool calls) is an iterator checked only when walked, and its own
+permissive custom schema, whose parts are checked at once (any object or string passes, to be
+judged when rendering). Pydantic's smart union keeps the schemas that validate and prefers the
+one with more fields set, counting the fields of nested parts and tool calls; a tie goes to
+openai's schema, the union's first member. Measured against vLLM's
+`TypeAdapter(ChatCompletionMessageParam)` and `ChatCompletionRequest`
+(tests/protocol/test_message_schemas.py).
 """
 
 from __future__ import annotations
