@@ -166,16 +166,49 @@ def custom_schema_takes(msg: dict[str, Any]) -> bool:
             return False
     elif not isinstance(content, str):
         return False
-    reasoning = msg.get("reasoning")
     tool_calls = msg.get("tool_calls")
     return (
         isinstance(msg.get("name", ""), str)
-        and isinstance(msg.get("tool_call_id"), (str, type(None)))
         and (tool_calls is None or isinstance(tool_calls, list) and all(map(valid_tool_call, tool_calls)))
-        and (reasoning is None or isinstance(reasoning, str) or _prompt_embeds(reasoning))
-        and isinstance(msg.get("tools"), (list, type(None)))
-        and isinstance(msg.get("task"), (str, type(None)))
+        and _custom_field_refused(msg) is None
     )
+
+
+# Fields only vLLM's custom schema types, and the types it takes (None: the key may be absent).
+_CUSTOM_FIELD_TYPES: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("tool_call_id", (str, type(None))),
+    ("reasoning", (str, dict, type(None))),  # a dict: a prompt-embeds part
+    ("tools", (list, type(None))),
+    ("task", (str, type(None))),
+)
+
+
+def _custom_field_refused(msg: dict[str, Any]) -> str | None:
+    """The first custom-only field whose value the custom schema refuses, as an error text."""
+    for key, kinds in _CUSTOM_FIELD_TYPES:
+        value = msg.get(key)
+        embeds_ok = not isinstance(value, dict) or _prompt_embeds(value)
+        if not isinstance(value, kinds) or not embeds_ok:
+            names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+            return f"{key}: input should be {names}"
+    return None
+
+
+def schema_refusal(msg: dict[str, Any]) -> str:
+    """A short reason why neither schema takes `msg`, for the 400's message."""
+    content = msg.get("content")
+    if "content" in msg and not isinstance(content, (str, list, tuple, dict, type(None))):
+        return "Input should be a valid string"
+    tool_calls = msg.get("tool_calls")
+    if tool_calls is not None and not isinstance(tool_calls, (list, tuple, dict)):
+        return "Input should be iterable"
+    if isinstance(tool_calls, list) and not all(map(valid_tool_call, tool_calls)):
+        return "Invalid tool call"
+    if isinstance(content, list) and not all(isinstance(p, (str, dict)) for p in content):
+        return "Invalid content part"
+    if not isinstance(msg.get("name", ""), str):
+        return "Input should be a valid string: name"
+    return _custom_field_refused(msg) or f"No {msg.get('role')} message schema takes this message"
 
 
 def _openai_wins(msg: dict[str, Any]) -> bool:
@@ -205,9 +238,9 @@ def lazy_tool_calls_fail(msg: dict[str, Any]) -> bool:
     """Whether an assistant message's tool calls are a lazy iterator some call of which fails
     (vLLM's chat request walks it at validation time, /tokenize when rendering)."""
     tool_calls: Any = msg.get("tool_calls")
-    if msg.get("role") != "assistant" or not _iterable(tool_calls) or not _openai_wins(msg):
+    if msg.get("role") != "assistant" or not _iterable(tool_calls):
         return False
-    return not all(map(valid_tool_call, tool_calls))
+    return not all(map(valid_tool_call, tool_calls)) and _openai_wins(msg)
 
 
 def _openai_part(role: str, part: Any) -> bool:

@@ -31,7 +31,7 @@ from tokenfront.protocol.message_schemas import (
     custom_schema_takes,
     lazy_tool_calls_fail,
     openai_schema_takes,
-    valid_tool_call,
+    schema_refusal,
 )
 
 INT64_MIN = -(2**63)
@@ -583,7 +583,7 @@ def message_shape_error(msg: Any, *, tool_calls_walked: bool = True) -> str | No
     if not isinstance(msg.get("role"), str):
         return "Field required: role"
     if not openai_schema_takes(msg) and not custom_schema_takes(msg):
-        return _refusal_reason(msg)
+        return schema_refusal(msg)
     if tool_calls_walked and lazy_tool_calls_fail(msg):
         return "Invalid tool call"
     return None
@@ -603,37 +603,6 @@ def _checked_message(msg: Any) -> Any:
     if what is not None:
         raise PydanticCustomError("value_error", what)
     return msg
-
-
-def _refusal_reason(msg: dict[str, Any]) -> str:
-    """A short reason why no message schema takes `msg`, for the error message."""
-    content = msg.get("content")
-    if "content" in msg and not isinstance(content, (str, list, tuple, dict, type(None))):
-        return "Input should be a valid string"
-    tool_calls = msg.get("tool_calls")
-    if tool_calls is not None and not isinstance(tool_calls, (list, tuple, dict)):
-        return "Input should be iterable"
-    if isinstance(tool_calls, list) and not all(map(valid_tool_call, tool_calls)):
-        return "Invalid tool call"
-    if isinstance(content, list) and not all(isinstance(p, (str, dict)) for p in content):
-        return "Invalid content part"
-    if not isinstance(msg.get("name", ""), str):
-        return "Input should be a valid string: name"
-    if not isinstance(msg.get("tool_call_id"), (str, type(None))):
-        return "Input should be a valid string: tool_call_id"
-    for key, kinds in _CUSTOM_MESSAGE_FIELDS:
-        if not isinstance(msg.get(key), kinds):
-            names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
-            return f"{key}: input should be {names}"
-    return f"No {msg.get('role')} message schema takes this message"
-
-
-# vLLM's `CustomChatCompletionMessageParam` field types (None stands for an absent key too).
-_CUSTOM_MESSAGE_FIELDS: tuple[tuple[str, tuple[type, ...]], ...] = (
-    ("reasoning", (str, dict, type(None))),
-    ("tools", (list, type(None))),
-    ("task", (str, type(None))),
-)
 
 
 class ChatCompletionRequest(OpenAIModel):
@@ -714,7 +683,6 @@ class ChatCompletionRequest(OpenAIModel):
     vllm_xargs: dict[str, str | int | float | list[str | int | float]] | None = None
     repetition_detection: RepetitionDetectionField = None
     stream_interval: Annotated[int, Field(ge=1)] | None = None
-
 
     @model_validator(mode="before")
     @classmethod
