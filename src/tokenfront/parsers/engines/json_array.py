@@ -62,6 +62,14 @@ TEXT, START, ARGS, END = "text", "start", "args", "end"
 Event = tuple[str, str, int]
 
 
+def _args_follow(events: list[Event], position: int) -> bool:
+    """Whether the event after `position` carries more arguments of the same call."""
+    if position + 1 >= len(events):
+        return False
+    kind, _, index = events[position + 1]
+    return kind == ARGS and index == events[position][2]
+
+
 @dataclass(frozen=True)
 class ArrayCallsSpec:
     """One model format: the markers that open the array region."""
@@ -272,7 +280,8 @@ class ArrayCallsEngine:
         content_parts: list[str] = []
         carried = st["deferred"]
         seen_tool = False
-        for kind, value, index in events:
+        held = False
+        for position, (kind, value, index) in enumerate(events):
             if kind == TEXT:
                 if seen_tool:
                     st["deferred"] += value
@@ -286,7 +295,7 @@ class ArrayCallsEngine:
                     st["slots"].append(["", "", "", False, None, ""])
             elif kind == ARGS:
                 seen_tool = True
-                self._on_args(st, index, value, calls)
+                held = self._on_args(st, index, value, calls, held, _args_follow(events, position))
             elif kind == END:
                 seen_tool = True
                 self._on_end(st, index, calls)
@@ -323,7 +332,18 @@ class ArrayCallsEngine:
         if not slot[0]:
             slot[0] = random_tool_call_id()
 
-    def _on_args(self, st: JSONState, index: int, value: str, calls: list[DeltaToolCall]) -> None:
+    def _on_args(
+        self,
+        st: JSONState,
+        index: int,
+        value: str,
+        calls: list[DeltaToolCall],
+        held: bool = False,
+        more_follow: bool = False,
+    ) -> bool:
+        """One arguments event; returns whether its JSON diff is held back. While
+        `more_follow` (the next event extends the same call's arguments) the diff waits, so a
+        run of one-character events costs one diff, not one each."""
         slot = st["slots"][index]
         if value:
             slot[2] += value
@@ -332,10 +352,13 @@ class ArrayCallsEngine:
             if name:
                 self._open_call(slot, name)
                 calls.append(DeltaToolCall(index=index, id=slot[0], type="function", name=name))
-        elif value:
+        elif value or held:
+            if more_follow:
+                return True
             diff = self._args_diff(slot)
             if diff:
                 calls.append(DeltaToolCall(index=index, arguments=diff))
+        return False
 
     def _args_diff(self, slot: list[Any]) -> str | None:
         try:

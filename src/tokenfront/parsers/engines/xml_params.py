@@ -284,8 +284,13 @@ class MarkupToolParser(ToolParser):
             "slots": [], "dc": "", "nonws": False, "rend": not self.g.has_reasoning, "dr": "",
         }  # fmt: skip
 
+    def one_shot_state(self) -> JSONState:
+        """A state for one-shot parsing: no argument deltas are worked out on the way (only
+        the collected calls count), which keeps a long output linear."""
+        return {**self.initial_state(), "one_shot": True}
+
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
-        state = self.initial_state()
+        state = self.one_shot_state()
         events = self.feed(state, text, ())
         events.extend(self.finish_events(state))
         delta = self.events_to_delta(state, events, finished=True)
@@ -519,7 +524,7 @@ class MarkupToolParser(ToolParser):
                 return
             self._send_name(slot, name)
             calls.append(DeltaToolCall(index=index, id=slot["id"], type="function", name=name))
-        elif text:
+        elif text and "one_shot" not in state:
             piece = self._args_delta(slot, text)
             if piece:
                 calls.append(DeltaToolCall(index=index, arguments=piece))

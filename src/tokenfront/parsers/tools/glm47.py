@@ -134,7 +134,7 @@ class Glm45ToolParser(Glm47ToolParser):
         When no closed call remains, the output is plain content (the unclosed call's text
         included); otherwise the closed calls are returned and the unclosed tail is dropped.
         """
-        state = self.initial_state()
+        state = self.one_shot_state()
         events = self._feed_marking_calls(state, text)
         if state["st"] in TOOL_STATES and state["ti"] >= 0:
             open_index = state["ti"]
