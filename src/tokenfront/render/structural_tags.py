@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import (
     ChatCompletionRequest,
     RequestValidationFailure,
@@ -398,7 +399,12 @@ def apply_structural_tag(
 
         fmt = harmony_builtin(simple)
     elif model == "glm_4_7":
-        fmt = glm_structural_format(full, simple)
+        try:
+            fmt = glm_structural_format(full, simple)
+        except (TypeError, AttributeError) as exc:
+            # A property schema that is no object: vLLM's builder fails the same way, a 400 for
+            # the TypeError and a 500 for the AttributeError (docs/deviations.md).
+            raise APIError(str(exc)) from None
     elif model == "hy_v4":  # keyed by the raw parameters, with the checkpoint's marker suffix
         from tokenfront.render.structural_tags_hy_v4 import hy_v4
 
