@@ -3,13 +3,14 @@
 Two families live here:
 
 * `MarkerRegexToolParser` (DeepSeek V3 / V3.1): a section marker opens the calls, each
-  call is `<call begin> HEADER <sep> BODY <call end>`; one-shot extraction is a regex over
-  the calls, streaming counts the call markers by token id and diffs the argument text.
+  call is `<call begin> HEADER <sep> BODY <call end>`; one-shot extraction reads the calls
+  as the spec's regex does (`separated_scan`, linear time), streaming counts the call markers
+  by token id and diffs the argument text.
 * `SectionToolParser` (Kimi K2): a small state machine over marker terminals; the call
   header carries the call id (`functions.NAME:IDX`), the arguments are raw JSON streamed
   with the top-level closing brace held back until the call ends.
 
-Specs in `parsers/tools/` give the markers and regexes.
+Specs in `parsers/tools/` give the markers, regexes and call formats.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.retyped_json import settled_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object
+from tokenfront.parsers.engines.separated_scan import (
+    CallFormat,
+    read_name,
+    read_partial,
+    scan_calls,
+)
 from tokenfront.tokenization.vocab import vocab_of
 
 cached_vocab = vocab_of
@@ -45,7 +52,8 @@ cached_vocab = vocab_of
 
 
 class MarkerRegexToolParser(ToolParser):
-    """Spec fields: markers, the one-shot regex, and the two streaming regexes.
+    """Spec fields: markers, vLLM's three regexes (the contract) and `call_format`, which
+    reads what they match without their backtracking (`separated_scan`).
 
     `call_regex` groups: `name`, `arguments` and optionally `type` (a call whose type is
     not "function" makes the whole output plain content). `portion_regex` matches a
@@ -60,6 +68,7 @@ class MarkerRegexToolParser(ToolParser):
     call_regex: ClassVar[re.Pattern[str]]
     portion_regex: ClassVar[re.Pattern[str]]
     name_regex: ClassVar[re.Pattern[str]]
+    call_format: ClassVar[CallFormat]
     # Whether text after the calls-end marker is kept as content (V3) or dropped (V3.1).
     content_after_calls: ClassVar[bool] = True
     model_label: ClassVar[str] = "DeepSeek-V3"
@@ -87,11 +96,10 @@ class MarkerRegexToolParser(ToolParser):
         if start == -1:
             return ExtractedToolCalls(False, [], text)
         calls: list[ToolCall] = []
-        for match in self.call_regex.finditer(text):
-            groups = match.groupdict()
-            if groups.get("type", "function") != "function":
+        for call in scan_calls(text, self.call_format):
+            if call.type not in (None, "function"):
                 return ExtractedToolCalls(False, [], text)
-            calls.append(ToolCall(name=groups["name"], arguments=groups["arguments"]))
+            calls.append(ToolCall(name=call.name, arguments=call.arguments))
         content = text[:start]
         if self.content_after_calls:
             end = text.rfind(self.calls_end)
@@ -216,18 +224,18 @@ class MarkerRegexToolParser(ToolParser):
         """The closed call's arguments not streamed yet (vLLM only sends a tail ending in
         `"}` there, so a chunk holding the last arguments and the call end lost them)."""
         body = current_text.split(self.call_begin)[-1].split(self.call_end)[0]
-        match = self.portion_regex.match(body)
-        if not match:
+        read = read_partial(body, self.call_format)
+        if read is None:
             return ""
         cur = state["cur"]
-        full, sent = match.group("arguments"), state["sent"][cur]
+        full, sent = read[1], state["sent"][cur]
         if len(full) <= len(sent) or not full.startswith(sent):
             return ""
         state["sent"][cur] = full
         prev: list[dict[str, Any]] = state["prev"]
         while len(prev) <= cur:
             prev.append({})
-        prev[cur] = {"name": match.group("name"), "arguments": full}
+        prev[cur] = {"name": read[0], "arguments": full}
         return full[len(sent) :]
 
     def _stream_calls(
@@ -284,14 +292,14 @@ class MarkerRegexToolParser(ToolParser):
 
         call: dict[str, Any] = {}
         if portion:
-            match = self.portion_regex.match(portion)
-            if match:
-                call = {"name": match.group("name"), "arguments": match.group("arguments")}
+            read = read_partial(portion, self.call_format)
+            if read is not None:
+                call = {"name": read[0], "arguments": read[1]}
             else:
-                name_match = self.name_regex.match(portion)
-                if not name_match:
+                name = read_name(portion, self.call_format)
+                if name is None:
                     return None
-                call = {"name": name_match.group("name"), "arguments": ""}
+                call = {"name": name, "arguments": ""}
 
         cur = state["cur"]
         if not state["named"]:

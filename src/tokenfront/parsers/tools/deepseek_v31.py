@@ -9,6 +9,7 @@ import re
 
 from tokenfront.parsers.base import ExtractedToolCalls
 from tokenfront.parsers.engines.separated_calls import MarkerRegexToolParser
+from tokenfront.parsers.engines.separated_scan import CallFormat
 from tokenfront.parsers.registry import tool_parser
 
 
@@ -17,11 +18,15 @@ class DeepSeekV31ToolParser(MarkerRegexToolParser):
     name = "deepseek_v31"
     supports_required_and_named = False
     forced_json_unless_strict = True
+    # vLLM's regexes, the contract; `call_format` reads the same groups in linear time.
     call_regex = re.compile(
         r"<｜tool▁call▁begin｜>(?P<name>.*?)<｜tool▁sep｜>(?P<arguments>[\s\S]*?)<｜tool▁call▁end｜>"
     )
     portion_regex = re.compile(r"(?P<name>.*)<｜tool▁sep｜>(?P<arguments>[\s\S]*)")
     name_regex = re.compile(r"(?P<name>.*)<｜tool▁sep｜>")
+    call_format = CallFormat(
+        begin="<｜tool▁call▁begin｜>", sep="<｜tool▁sep｜>", end="<｜tool▁call▁end｜>"
+    )
     content_after_calls = False
     model_label = "DeepSeek-V3.1"
     # Deviation from vLLM 0.33.0, streamed like the one-shot override below.
