@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from calls_support import make, oneshot, run_stream, tokenizer
+from calls_support import make, oneshot, run_stream, tokenizer, tool
 
 from tokenfront.parsers.engines.separated_scan import (
     CallFormat,
@@ -184,3 +184,31 @@ def test_parsers_read_long_adversarial_output_one_shot_and_in_one_chunk() -> Non
     assert oneshot(v3, text) == ([], None)
     _, _, calls = run_stream(v3, [(text, tokenizer("deepseek").encode(text))])
     assert calls == [("ab", "")]  # named once the header line ends, as the regex reads it
+
+
+def test_kimi_k2_retyped_arguments_are_settled_once_per_run_of_pieces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokenfront.parsers.engines import separated_calls
+
+    settled = [0]
+    original = separated_calls.settled_prefix
+
+    def counted(raw: str, props: dict) -> str:
+        settled[0] += 1
+        return original(raw, props)
+
+    monkeypatch.setattr(separated_calls, "settled_prefix", counted)
+    value = "x" * 3000
+    text = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        f'<|tool_call_argument_begin|>{{"city": "{value}", "days": 3}}'
+        "<|tool_call_end|><|tool_calls_section_end|>"
+    )
+    properties = {"city": {"type": "string"}, "days": {"type": "integer"}}
+    parser = make("kimi_k2", "synthetic-multi", [tool("get_weather", properties)])
+    result = parser.extract_tool_calls(text)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("get_weather", f'{{"city": "{value}", "days": 3}}')
+    ]
+    assert settled[0] <= 2

@@ -644,7 +644,7 @@ class SectionToolParser(ToolParser):
         parts: list[str] = []
         carried = st["deferred"]
         seen_tool = False
-        for kind, value, idx in events:
+        for position, (kind, value, idx) in enumerate(events):
             if kind == TEXT:
                 if seen_tool:
                     st["deferred"] += value
@@ -660,7 +660,8 @@ class SectionToolParser(ToolParser):
             elif kind == CALL_NAME:
                 slots[idx]["name"] += value
             elif kind == CALL_ARGS:
-                self._on_args(slots[idx], idx, value, deltas)
+                more = position + 1 < len(events) and events[position + 1][::2] == (CALL_ARGS, idx)
+                self._on_args(slots[idx], idx, value, deltas, more)
             elif kind == CALL_END and idx < len(slots):
                 self._on_end(slots[idx], idx, deltas)
         deltas = merge_tool_deltas(deltas)
@@ -678,7 +679,12 @@ class SectionToolParser(ToolParser):
         return None
 
     def _on_args(
-        self, slot: dict[str, Any], idx: int, value: str, out: list[DeltaToolCall]
+        self,
+        slot: dict[str, Any],
+        idx: int,
+        value: str,
+        out: list[DeltaToolCall],
+        more_follow: bool = False,
     ) -> None:
         was_sent = slot["sent"]
         if not was_sent and value:
@@ -690,10 +696,10 @@ class SectionToolParser(ToolParser):
                 self._send_name(slot, idx, slot["name"], out)
             elif value:
                 self._send_name(slot, idx, self._name_in_args(slot["args"]), out)
-        elif value:
-            self._send_args(slot, idx, value, out)
+        elif value or (not more_follow and "held" in slot):
+            self._send_args(slot, idx, value, out, more_follow)
         if value and not was_sent and slot["sent"]:
-            self._send_args(slot, idx, value, out)
+            self._send_args(slot, idx, value, out, more_follow)
 
     def _retype_properties(self, slot: dict[str, Any]) -> dict[str, Any] | None:
         """The called tool's parameter properties when streamed arguments follow retyping."""
@@ -705,13 +711,24 @@ class SectionToolParser(ToolParser):
         return props if isinstance(props, dict) and props else None
 
     def _send_args(
-        self, slot: dict[str, Any], idx: int, value: str, out: list[DeltaToolCall]
+        self,
+        slot: dict[str, Any],
+        idx: int,
+        value: str,
+        out: list[DeltaToolCall],
+        more_follow: bool = False,
     ) -> None:
+        """Stream an arguments piece. Retyped arguments are settled once per run of pieces
+        (`more_follow`: the next event extends them), not once per piece."""
         props = self._retype_properties(slot)
         if props is None:
             out.append(DeltaToolCall(index=idx, arguments=value))
             return
         slot["raw"] = slot.get("raw", "") + value
+        if more_follow:
+            slot["held"] = True
+            return
+        slot.pop("held", None)
         self._send_up_to(slot, idx, settled_prefix(slot["raw"], props), out)
 
     @staticmethod
