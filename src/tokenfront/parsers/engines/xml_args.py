@@ -9,7 +9,10 @@ streamed delta that only extends it is escaped and appended without re-convertin
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
 
 import regex
 
@@ -31,6 +34,67 @@ def _end_window(text: str, value_end: regex.Pattern[str]) -> str:
         return ""
     tail = text[start:]
     return tail if value_end.fullmatch(tail, partial=True) else ""
+
+
+class Pair(NamedTuple):
+    key: str
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class PairScanner:
+    r"""`KS key KE \s* VS value VE` pairs, found in linear time exactly where the patterns
+    `KS(.*?)KE\s*VS(.*?)VE` (`pairs`) and `KS(.*?)KE\s*VS(.*)$` (`open_pair`), DOTALL, match;
+    on many key starts without closers the patterns backtrack super-linearly.
+
+    `spaces` is `\s*` compiled by the patterns' own module (`re` and `regex` differ on
+    \x1c-\x1f). VS must not start with a space: only the longest run of spaces can precede it.
+    """
+
+    key_start: str
+    key_end: str
+    value_start: str
+    value_end: str
+    spaces: re.Pattern[str] | regex.Pattern[str]
+
+    def pairs(self, text: str) -> Iterator[Pair]:
+        """The pattern's non-overlapping matches, left to right."""
+        last_close = text.rfind(self.value_end)
+        pos = 0
+        while (start := text.find(self.key_start, pos)) != -1:
+            found = self._key_end(text, start, last_close)
+            if found is None:
+                return  # a later key start has fewer key ends to try: none fits either
+            key_end, value_at = found
+            close = text.find(self.value_end, value_at)
+            pos = close + len(self.value_end)
+            yield Pair(text[start + len(self.key_start) : key_end], text[value_at:close], start, pos)
+
+    def open_pair(self, text: str) -> Pair | None:
+        """The first match of the pattern whose value runs to the end of `text`."""
+        start = text.find(self.key_start)
+        found = None if start == -1 else self._key_end(text, start, len(text))
+        if found is None:
+            return None
+        key_end, value_at = found
+        return Pair(text[start + len(self.key_start) : key_end], text[value_at:], start, len(text))
+
+    def _key_end(self, text: str, start: int, last_close: int) -> tuple[int, int] | None:
+        """The lazy key's end for a key starting at `start`: the first key end followed by
+        spaces and a value start whose value can end at or before `last_close`; with the
+        value's start."""
+        at = text.find(self.key_end, start + len(self.key_start))
+        while at != -1:
+            spaces = self.spaces.match(text, at + len(self.key_end))
+            value_at = spaces.end() if spaces else at + len(self.key_end)
+            if text.startswith(self.value_start, value_at):
+                value_at += len(self.value_start)
+                if value_at <= last_close:
+                    return at, value_at
+            at = text.find(self.key_end, at + 1)
+        return None
 
 
 class ArgCodec(Protocol):
@@ -95,6 +159,8 @@ class EqualsParamCodec:
 class KeyValueCodec:
     """`<arg_key>K</arg_key><arg_value>V</arg_value>` (GLM-4.5/4.7); values verbatim."""
 
+    # The contract: `_parse` takes `_pair.finditer(raw)`, then `_open.search` in what
+    # `_pair.sub("", raw)` leaves, as `_scan` finds them (tests/parsers/test_xml_args_keyvalue_scan.py)
     _pair = regex.compile(
         r"<arg_key>(?P<key>.*?)</arg_key>\s*<arg_value>(?P<value>.*?)</arg_value>", regex.DOTALL
     )
@@ -102,18 +168,24 @@ class KeyValueCodec:
         r"<arg_key>(?P<key>.*?)</arg_key>\s*<arg_value>(?P<value>.*)$", regex.DOTALL
     )
     _close = "</arg_value>"
+    _scan = PairScanner("<arg_key>", "</arg_key>", "<arg_value>", _close, regex.compile(r"\s*"))
 
     def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], str | None]:
         params: dict[str, Any] = {}
-        for m in self._pair.finditer(raw):
-            params[m.group("key").strip()] = m.group("value")
+        gaps: list[str] = []  # what removing the pairs leaves
+        pos = 0
+        for pair in self._scan.pairs(raw):
+            params[pair.key.strip()] = pair.value
+            gaps.append(raw[pos : pair.start])
+            pos = pair.end
         open_key = None
         if partial:
-            m = self._open.search(self._pair.sub("", raw))
-            if m:
-                key = m.group("key").strip()
+            gaps.append(raw[pos:])
+            found = self._scan.open_pair("".join(gaps))
+            if found:
+                key = found.key.strip()
                 if key:
-                    params[key] = m.group("value")
+                    params[key] = found.value
                     open_key = key
         return params, open_key
 

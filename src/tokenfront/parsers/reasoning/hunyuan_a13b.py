@@ -33,6 +33,8 @@ THINK_START = "<think>\n"
 RESPONSE_START = "\n</think>\n<answer>\n"
 RESPONSE_START_FAST = RESPONSE_START[1:]
 
+# vLLM's patterns: one-shot takes the first match of `_FULL`, else of `_HALF`
+# (`split_reasoning`, tests/parsers/test_hunyuan_reasoning_scan.py)
 _FULL = re.compile(r"(?:<think>\n(.*?)\n</think>\n<answer>\n)?(.*?)\n</answer>", re.DOTALL)
 _HALF = re.compile(r"<think>\n(.*?)\n</think>\n<answer>\n(.*)", re.DOTALL)
 
@@ -60,17 +62,7 @@ class HunyuanA13BReasoningParser(ReasoningParser):
         return []
 
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
-        found = _FULL.findall(text)
-        if found:
-            reasoning, content = found[0]
-            return reasoning or None, content or None
-        found = _HALF.findall(text)
-        if found:
-            reasoning, content = found[0]
-            if content.endswith("\n</answer>"):
-                content = content[: -len("\n</answer>")]
-            return reasoning or None, content or None
-        return None, text
+        return split_reasoning(text)
 
     def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
         return {"state": "idle", "i": 0, "side": THINK_START_FAST_IDS, "ids": [], "text": ""}
@@ -188,6 +180,34 @@ class HunyuanA13BReasoningParser(ReasoningParser):
             else:
                 delta = DeltaMessage(content=buffered)
         return delta, state["state"] == "response"
+
+
+def split_reasoning(text: str) -> tuple[str | None, str | None]:
+    """(reasoning, content) of a whole output, by the first match of `_FULL`, else of `_HALF`.
+
+    Each pattern runs once, where its first match can be: searched through the whole text
+    (vLLM's `findall`) they backtrack super-linearly when no end marker follows.
+    """
+    full = _first_full(text)
+    if full is not None:
+        return full.group(1) or None, full.group(2) or None
+    half = _first_half(text)
+    if half is not None:
+        return half.group(1) or None, half.group(2).removesuffix(RESPONSE_END) or None
+    return None, text
+
+
+def _first_full(text: str) -> re.Match[str] | None:
+    # Every match ends with `\n</answer>` and one starts at 0 when there is one (the optional
+    # reasoning skipped): only the search from 0 to the last `\n</answer>` runs.
+    end = text.rfind(RESPONSE_END)
+    return None if end == -1 else _FULL.search(text, 0, end + len(RESPONSE_END))
+
+
+def _first_half(text: str) -> re.Match[str] | None:
+    # Only the first `<think>\n` can start the match: a later one has fewer end markers after it.
+    start = text.find(THINK_START)
+    return None if start == -1 else _HALF.match(text, start)
 
 
 Holds = dict[str, tuple[str, ...]]

@@ -32,6 +32,7 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import dumps, no_calls, unstreamed_args
+from tokenfront.parsers.engines.xml_args import PairScanner
 from tokenfront.parsers.reasoning.hy_v3 import token_suffix
 from tokenfront.parsers.registry import tool_parser
 
@@ -43,6 +44,7 @@ TYPE_ALIASES = {
 INTEGER_PREFIXES = ("int", "uint", "long", "short", "unsigned")
 NUMBER_PREFIXES = ("num", "float")
 SCALARS = frozenset({"string", "boolean", "integer", "number"})
+_SPACES = re.compile(r"\s*")
 
 
 def normalize_type(raw: str) -> str:
@@ -220,6 +222,9 @@ class HYV3ToolParser(TruncatedCallCloser):
         self.sep = f"<tool_sep{sfx}>"
         self.key_start, self.key_end = f"<arg_key{sfx}>", f"</arg_key{sfx}>"
         self.val_start, self.val_end = f"<arg_value{sfx}>", f"</arg_value{sfx}>"
+        # The contract (vLLM's patterns), found in linear time by `_closed_calls`, `_cut_call`
+        # and `self.pairs` (tests/parsers/test_hy_v3_scan.py): `findall` and `finditer` backtrack
+        # super-linearly on repeated calls or pairs left open.
         cs, ce, sep = re.escape(self.call_start), re.escape(self.call_end), re.escape(self.sep)
         self.call_re = re.compile(rf"{cs}(.*?){sep}(.*?){ce}", re.DOTALL)
         self.portion_re = re.compile(rf"{cs}(.*?){sep}(.*)", re.DOTALL)
@@ -228,6 +233,7 @@ class HYV3ToolParser(TruncatedCallCloser):
             rf"{re.escape(self.val_start)}(.*?){re.escape(self.val_end)}",
             re.DOTALL,
         )
+        self.pairs = PairScanner(self.key_start, self.key_end, self.val_start, self.val_end, _SPACES)
         self.calls_start_id = self.vocab_id(self.calls_start)
         if self.calls_start_id is None or self.vocab_id(self.calls_end) is None:
             raise RuntimeError(
@@ -237,19 +243,44 @@ class HYV3ToolParser(TruncatedCallCloser):
     # ---- one-shot ------------------------------------------------------------------------
     def _calls(self, text: str) -> list[ToolCall]:
         try:
-            found = self.call_re.findall(text)
+            found = self._closed_calls(text)
             if found:
-                found += self.portion_re.findall(text.split(self.call_end)[-1])
+                found += self._cut_call(text.split(self.call_end)[-1])
             else:
-                found = self.portion_re.findall(text)
+                found = self._cut_call(text)
             calls = []
             for name, args in found:
                 name = name.strip()
-                values = {k: self._value(v, name, k) for k, v in self.args_re.findall(args.strip())}
+                pairs = self.pairs.pairs(args.strip())
+                values = {k: self._value(v, name, k) for k, v, _, _ in pairs}
                 calls.append(ToolCall(name=name, arguments=dumps(values)))
             return calls
         except Exception:
             return []
+
+    def _closed_calls(self, text: str) -> list[tuple[str, str]]:
+        """`call_re.findall(text)`: from each call start, the name runs to the first separator
+        and the arguments to the first call end after it; the first start without them ends
+        the list (a later one has fewer to reach)."""
+        found: list[tuple[str, str]] = []
+        pos = 0
+        while (start := text.find(self.call_start, pos)) != -1:
+            sep = text.find(self.sep, start + len(self.call_start))
+            end = -1 if sep == -1 else text.find(self.call_end, sep + len(self.sep))
+            if end == -1:
+                break
+            found.append((text[start + len(self.call_start) : sep], text[sep + len(self.sep) : end]))
+            pos = end + len(self.call_end)
+        return found
+
+    def _cut_call(self, text: str) -> list[tuple[str, str]]:
+        """`portion_re.findall(text)`: the first call start and the first separator after it
+        (none there: none after a later start either), its arguments running to the end."""
+        start = text.find(self.call_start)
+        sep = -1 if start == -1 else text.find(self.sep, start + len(self.call_start))
+        if sep == -1:
+            return []
+        return [(text[start + len(self.call_start) : sep], text[sep + len(self.sep) :])]
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         if self.calls_start not in text:
@@ -343,11 +374,11 @@ class HYV3ToolParser(TruncatedCallCloser):
         name = st["name"] or ""
         done: dict[str, Any] = st["done"]
         last_end = 0
-        for match in self.args_re.finditer(args_text):
-            key = match.group(1).strip()
+        for pair in self.pairs.pairs(args_text):
+            key = pair.key.strip()
             if key not in done:
-                done[key] = self._value(match.group(2), name, key)
-            last_end = match.end()
+                done[key] = self._value(pair.value, name, key)
+            last_end = pair.end
         tail = args_text[last_end:]
         partial_key: str | None = None
         partial_value: str | None = None

@@ -1,0 +1,70 @@
+"""hunyuan_a13b one-shot reasoning: the first match of vLLM's two patterns, found in linear
+time."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from tokenfront.parsers.reasoning.hunyuan_a13b import _FULL, _HALF, split_reasoning
+
+MARKERS = ["<think>\n", "\n</think>\n<answer>\n", "\n</answer>"]
+# the markers' own pieces too, so they also arise split and overlapping
+ALPHABET = [*MARKERS, "<think>", "</think>", "<answer>", "</answer>", "\n", " ", "x"]
+CASES = 8000
+
+
+def _text(rng: random.Random) -> str:
+    pieces: list[str] = []
+    step = 0
+    for _ in range(rng.randint(0, 16)):
+        if rng.random() < 0.4:
+            pieces.append(MARKERS[step % len(MARKERS)])
+            step += 1
+        else:
+            pieces.append(rng.choice(ALPHABET))
+    return "".join(pieces)
+
+
+def _findall_split(text: str) -> tuple[str | None, str | None]:
+    """The split as vLLM's `findall` calls give it."""
+    found = _FULL.findall(text)
+    if found:
+        reasoning, content = found[0]
+        return reasoning or None, content or None
+    found = _HALF.findall(text)
+    if found:
+        reasoning, content = found[0]
+        if content.endswith("\n</answer>"):
+            content = content[: -len("\n</answer>")]
+        return reasoning or None, content or None
+    return None, text
+
+
+def test_split_is_the_first_findall_match_of_vllms_patterns() -> None:
+    rng = random.Random(20261203)
+    shapes = {"full with reasoning": 0, "full": 0, "half": 0, "none": 0}
+    for _ in range(CASES):
+        text = _text(rng)
+        assert split_reasoning(text) == _findall_split(text), text
+        shapes[_shape(text)] += 1
+    assert min(shapes.values()) > CASES // 20, shapes
+
+
+def _shape(text: str) -> str:
+    full = _FULL.search(text)
+    if full:
+        return "full" if full.group(1) is None else "full with reasoning"
+    return "half" if _HALF.search(text) else "none"
+
+
+def test_repeated_output_without_end_markers_splits_in_linear_time() -> None:
+    for unit in (
+        "<think>\nI think\n</think>\n<answer>\nx",
+        "<think>\nabc\n</think>\n<answer>",
+        "<think>\n\n</think>\n<answer>\n\n</answer",
+    ):
+        text = unit * (60_000 // len(unit))
+        started = time.perf_counter()
+        split_reasoning(text)
+        assert time.perf_counter() - started < 1.0, unit  # findall: minutes

@@ -1,0 +1,90 @@
+"""KeyValueCodec (GLM-4.5 / 4.7 arguments) scans its pairs as its regexes match them, in
+linear time."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import regex
+
+from tokenfront.parsers.engines.xml_args import KeyValueCodec, PairScanner
+
+MARKERS = ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"]
+ALPHABET = [*MARKERS, "\n", " ", "x", "\x1c", "<"]
+CASES = 6000
+
+
+def _text(rng: random.Random) -> str:
+    """Half the pieces follow the markers' order, so most texts hold pairs (some several)."""
+    pieces: list[str] = []
+    step = 0
+    for _ in range(rng.randint(0, 24)):
+        if rng.random() < 0.5:
+            pieces.append(MARKERS[step % len(MARKERS)])
+            step += 1
+        else:
+            pieces.append(rng.choice(ALPHABET))
+    return "".join(pieces)
+
+
+def _texts(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [_text(rng) for _ in range(CASES)]
+
+
+def _regex_parse(raw: str, partial: bool) -> tuple[list[tuple[str, Any]], str | None]:
+    """KeyValueCodec._parse as the regexes alone give it."""
+    params: dict[str, Any] = {}
+    for m in KeyValueCodec._pair.finditer(raw):
+        params[m.group("key").strip()] = m.group("value")
+    open_key = None
+    if partial:
+        m = KeyValueCodec._open.search(KeyValueCodec._pair.sub("", raw))
+        if m and m.group("key").strip():
+            open_key = m.group("key").strip()
+            params[open_key] = m.group("value")
+    return list(params.items()), open_key
+
+
+def test_pairs_and_open_pair_are_the_regex_matches_with_their_spans() -> None:
+    scan: PairScanner = KeyValueCodec._scan
+    for text in _texts(20261203):
+        expected = [
+            (m.group("key"), m.group("value"), m.start(), m.end())
+            for m in KeyValueCodec._pair.finditer(text)
+        ]
+        assert [tuple(p) for p in scan.pairs(text)] == expected, text
+        m = KeyValueCodec._open.search(text)
+        want = None if m is None else (m.group("key"), m.group("value"), m.start(), m.end())
+        found = scan.open_pair(text)
+        assert (None if found is None else tuple(found)) == want, text
+
+
+def test_parse_gives_what_the_regexes_give_complete_and_partial() -> None:
+    codec = KeyValueCodec()
+    for text in _texts(7):
+        for partial in (False, True):
+            params, open_key = codec._parse(text, partial)
+            assert (list(params.items()), open_key) == _regex_parse(text, partial), text
+
+
+def test_scanner_spaces_follow_the_regex_module_not_re() -> None:
+    # \x1c is a space to `re` but not to `regex`, the module of KeyValueCodec's patterns
+    text = "<arg_key>k</arg_key>\x1c<arg_value>v</arg_value>"
+    assert not list(KeyValueCodec._scan.pairs(text))
+    assert regex.search(r"\s", "\x1c") is None
+
+
+def test_many_key_starts_without_closers_convert_in_linear_time() -> None:
+    for unit in (
+        "<tool_call>get_weather\n<arg_key>city</arg_key><a",
+        "<arg_key>city</arg_key>\n<arg_value>Paris",
+        "<arg_key>a</arg_key> ",
+    ):
+        raw = unit * (60_000 // len(unit))
+        started = time.perf_counter()
+        KeyValueCodec().convert(raw, True)
+        KeyValueCodec().convert(raw, False)
+        assert time.perf_counter() - started < 1.0, unit  # the regexes: seconds
