@@ -16,6 +16,7 @@ the arguments. This module holds what they share:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -42,6 +43,7 @@ __all__ = [
     "ALLOW_NO_PARTIAL_STR",
     "MalformedJSON",
     "JsonToolParser",
+    "SuffixLoads",
     "args_delta",
     "cached_vocab",
     "common_prefix",
@@ -73,6 +75,87 @@ def partial_loads(text: str, flags: Allow) -> tuple[Any, int]:
         if "Extra data" in exc.msg:
             return json.JSONDecoder().raw_decode(text)
         raise
+
+
+# What partial_json_parser's bracket scan reads; the whitespace `json.loads` may end on.
+_SCANNED = re.compile(r'["\[\]{}]')
+_JSON_WS = re.compile(r"[ \t\n\r]*\Z")
+_DECODER = json.JSONDecoder()
+Parsed = tuple[Any, int]
+
+
+class SuffixLoads:
+    """`partial_loads(text[pos:], flags)` for many `pos` of one text, in linear total time.
+
+    `partial_loads` reads the whole rest of its text: its bracket scan runs to the end and
+    may raise there (a stray `}`, an unfinishable tail), so parsing k calls one after the
+    other costs k times the text. Here a complete object or array at `pos` is decoded alone;
+    what the scan of the text after it would raise is found once per text: complete
+    containers leave that scan where it started, so only the first other scanned character
+    and what follows it decide (read by `partial_loads` on `{}` + that tail).
+    """
+
+    def __init__(self, text: str, flags: Allow) -> None:
+        self.text = text
+        self.flags = flags
+        # the scan below relies on the partial parser never refusing an open container
+        self.fast = flags & Allow.COLLECTION == Allow.COLLECTION
+        self.tail_errors: dict[int, Exception | None] = {}
+        self.decoded: dict[int, Parsed] = {}
+
+    def __call__(self, pos: int) -> Parsed:
+        text = self.text
+        found = self._container(pos) if self.fast else None
+        if found is None:
+            return partial_loads(text[pos:], self.flags)
+        value, end = found
+        if _JSON_WS.match(text, end):
+            return value, len(text) - pos
+        error = self._tail_error(end)
+        if error is not None:
+            raise error.with_traceback(None)
+        return value, end - pos
+
+    def _container(self, pos: int) -> Parsed | None:
+        """The complete object or array at `pos` and where it ends (None: there is none)."""
+        if pos in self.decoded:
+            return self.decoded.pop(pos)
+        if not self.text.startswith(("{", "["), pos):
+            return None
+        try:
+            return _DECODER.raw_decode(self.text, pos)
+        except (json.JSONDecodeError, RecursionError):
+            return None
+
+    def _tail_error(self, start: int) -> Exception | None:
+        """What `partial_loads` raises for a complete container followed by `text[start:]`
+        (None: it returns that container)."""
+        walked: list[int] = []
+        pos = start
+        while pos not in self.tail_errors:
+            walked.append(pos)
+            match = _SCANNED.search(self.text, pos)
+            if match is None:
+                self.tail_errors[pos] = None
+                break
+            found = self._container(match.start())
+            if found is None:
+                self.tail_errors[pos] = _tail_error(self.text[match.start() :], self.flags)
+                break
+            self.decoded[match.start()] = found
+            pos = found[1]
+        error = self.tail_errors[pos]
+        for seen in walked:
+            self.tail_errors[seen] = error
+        return error
+
+
+def _tail_error(tail: str, flags: Allow) -> Exception | None:
+    try:
+        partial_loads("{}" + tail, flags)
+    except Exception as exc:  # whichever error partial_json_parser's scan or fix raises
+        return exc
+    return None
 
 
 def is_complete_json(text: str) -> bool:
@@ -238,8 +321,13 @@ def advance_all_partial_calls(
     strings are allowed once the current call's name was sent. With one step per chunk this
     is one `advance_partial_calls` step."""
     merged: DeltaMessage | None = None
+    # the text does not change between steps: each flag value is parsed once
+    parsed_by_flags: dict[Allow, tuple[list[Any], list[bool]] | None] = {}
     for step in range(64):
-        parsed = parse(ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR)
+        flags = ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR
+        if flags not in parsed_by_flags:
+            parsed_by_flags[flags] = parse(flags)
+        parsed = parsed_by_flags[flags]
         if parsed is None:
             break
         calls, complete = parsed

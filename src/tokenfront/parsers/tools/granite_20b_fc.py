@@ -24,11 +24,11 @@ from tokenfront.parsers.base import (
 from tokenfront.parsers.engines.json_calls import (
     JsonToolParser,
     MalformedJSON,
+    SuffixLoads,
     advance_all_partial_calls,
     dumps,
     is_complete_json,
     no_calls,
-    partial_loads,
 )
 from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
 from tokenfront.parsers.registry import tool_parser
@@ -118,9 +118,10 @@ class Granite20bFCToolParser(JsonToolParser):
         calls: list[Any] = []
         complete: list[bool] = []
         pos = _skip_space(len(MARKER), text)
+        loads = SuffixLoads(text, flags)
         try:
             while pos < len(text):
-                obj, used = partial_loads(text[pos:], flags)
+                obj, used = loads(pos)
                 complete.append(is_complete_json(text[pos : pos + used]))
                 pos = _skip_space(pos + used, text)
                 pos = _skip_space(pos + len(MARKER), text)

@@ -21,11 +21,11 @@ from tokenfront.parsers.base import (
 from tokenfront.parsers.engines.json_calls import (
     JsonToolParser,
     MalformedJSON,
+    SuffixLoads,
     advance_all_partial_calls,
     dumps,
     is_complete_json,
     no_calls,
-    partial_loads,
 )
 from tokenfront.parsers.registry import tool_parser
 
@@ -145,10 +145,11 @@ class LlamaJsonToolParser(JsonToolParser):
         calls: list[Any] = []
         complete: list[bool] = []
         pos = len(PYTHON_TAG) if current_text.startswith(PYTHON_TAG) else 0
+        loads = SuffixLoads(current_text, flags)
         try:
             while pos < len(current_text):
                 try:
-                    obj, used = partial_loads(current_text[pos:], flags)
+                    obj, used = loads(pos)
                     done = is_complete_json(current_text[pos : pos + used])
                 except json.JSONDecodeError:
                     recovered = self.recover_call(current_text, pos)
