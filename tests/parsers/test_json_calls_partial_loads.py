@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -17,7 +18,7 @@ from tokenfront.parsers.engines.json_calls import (
 PIECES = [
     "{", "}", "[", "]", '"', '"name"', ":", ",", " ", ";", "1", "tru", "true", "\\", "x", "\n",
     '{"name": "f", "arguments": {}}', '{"a": [1, {"b": "}"}]}', '"\\\\"', '\\"', ", \"k", "{}",
-    "[1, 2]", "1.", "-", "\x0b",
+    "[1, 2]", "1.", "-", "\x0b", "{x}", "[1,]", '{"a" 1}', "null", "\t",
 ]  # fmt: skip
 
 
@@ -53,6 +54,12 @@ def test_suffix_loads_answers_as_partial_loads_on_every_suffix_of_random_text(fl
         ('{"a": 1}; {"b": 2}; }', ("raises", IndexError)),  # a stray closer anywhere after
         ('{"a": 1} {"b": 2} ]', ("raises", IndexError)),
         ('{"a": 1} [}', ("raises", AssertionError)),
+        ('{x}; {"a": 1}', ("raises", json.JSONDecodeError)),  # closed by the scan, no JSON
+        ("{x}; }", ("raises", IndexError)),  # ... the scan's error comes first
+        ('1 {"a": 1}', ("returns", "1", 1)),
+        ("1 }", ("raises", IndexError)),
+        ('1 "a"', ("returns", "1", 5)),  # a leading quote: the value completed alone
+        (' {"a": 1}', ("returns", "{'a': 1}", 9)),
     ],
 )
 def test_what_follows_a_complete_object_decides_as_in_partial_loads(

@@ -80,6 +80,8 @@ def partial_loads(text: str, flags: Allow) -> tuple[Any, int]:
 # What partial_json_parser's bracket scan reads; the whitespace `json.loads` may end on.
 _SCANNED = re.compile(r'["\[\]{}]')
 _JSON_WS = re.compile(r"[ \t\n\r]*\Z")
+_JSON_WS_CHARS = (" ", "\t", "\n", "\r")
+_OPENER = {"}": "{", "]": "["}
 _DECODER = json.JSONDecoder()
 Parsed = tuple[Any, int]
 
@@ -87,12 +89,12 @@ Parsed = tuple[Any, int]
 class SuffixLoads:
     """`partial_loads(text[pos:], flags)` for many `pos` of one text, in linear total time.
 
-    `partial_loads` reads the whole rest of its text: its bracket scan runs to the end and
-    may raise there (a stray `}`, an unfinishable tail), so parsing k calls one after the
-    other costs k times the text. Here a complete object or array at `pos` is decoded alone;
-    what the scan of the text after it would raise is found once per text: complete
-    containers leave that scan where it started, so only the first other scanned character
-    and what follows it decide (read by `partial_loads` on `{}` + that tail).
+    `partial_loads` reads the whole rest of its text: partial_json_parser's bracket scan runs
+    to the end and may raise there (a stray `}`, an unfinishable tail), so parsing k calls
+    one after the other costs k times the text. Here the value at `pos` is decoded alone and
+    what the scan of the text after it raises is found once per text: a container the scan
+    closes leaves it as it was, so the first other scanned character and what follows it
+    decide (read by `partial_loads` on `{}` + that tail).
     """
 
     def __init__(self, text: str, flags: Allow) -> None:
@@ -101,53 +103,123 @@ class SuffixLoads:
         # the scan below relies on the partial parser never refusing an open container
         self.fast = flags & Allow.COLLECTION == Allow.COLLECTION
         self.tail_errors: dict[int, Exception | None] = {}
-        self.decoded: dict[int, Parsed] = {}
+        self.decoded: dict[int, Parsed] = {}  # complete containers the tail walk passed
+        self.scan_ends: dict[int, int | None] = {}
 
     def __call__(self, pos: int) -> Parsed:
+        if not self.fast:
+            return partial_loads(self.text[pos:], self.flags)
+        if self.text.startswith(("{", "["), pos):
+            return self._container(pos)
+        return self._not_container(pos)
+
+    def _container(self, pos: int) -> Parsed:
         text = self.text
-        found = self._container(pos) if self.fast else None
-        if found is None:
+        try:
+            value, end = self._decode(pos)
+        except RecursionError:
             return partial_loads(text[pos:], self.flags)
-        value, end = found
+        except json.JSONDecodeError:
+            # closed by the scan but no JSON: json.loads fails inside it, after the scan
+            closed = self._scan_end(pos)
+            if closed is None:
+                return partial_loads(text[pos:], self.flags)
+            self._raise_tail_error(closed)
+            raise
         if _JSON_WS.match(text, end):
             return value, len(text) - pos
-        error = self._tail_error(end)
-        if error is not None:
-            raise error.with_traceback(None)
+        self._raise_tail_error(end)
         return value, end - pos
 
-    def _container(self, pos: int) -> Parsed | None:
-        """The complete object or array at `pos` and where it ends (None: there is none)."""
+    def _not_container(self, pos: int) -> Parsed:
+        """A number, literal or junk before the first scanned character: when that is a
+        bracket, the scan runs from there as after a container and the value is whatever
+        `json.loads` reads first (not the container: the text does not start with
+        whitespace)."""
+        text = self.text
+        scanned = _SCANNED.search(text, pos)
+        if text.startswith(_JSON_WS_CHARS, pos) or scanned is None or scanned.group() == '"':
+            return partial_loads(text[pos:], self.flags)
+        self._raise_tail_error(pos)
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except RecursionError:
+            return partial_loads(text[pos:], self.flags)
+        return value, end - pos
+
+    def _decode(self, pos: int) -> Parsed:
         if pos in self.decoded:
             return self.decoded.pop(pos)
-        if not self.text.startswith(("{", "["), pos):
-            return None
-        try:
-            return _DECODER.raw_decode(self.text, pos)
-        except (json.JSONDecodeError, RecursionError):
-            return None
+        return _DECODER.raw_decode(self.text, pos)
+
+    def _raise_tail_error(self, start: int) -> None:
+        error = self._tail_error(start)
+        if error is not None:
+            raise error.with_traceback(None)
 
     def _tail_error(self, start: int) -> Exception | None:
-        """What `partial_loads` raises for a complete container followed by `text[start:]`
-        (None: it returns that container)."""
+        """What the scan of `text[start:]`, begun outside any string or container, raises
+        in `partial_loads` (None: nothing)."""
         walked: list[int] = []
         pos = start
+        error: Exception | None = None
         while pos not in self.tail_errors:
             walked.append(pos)
-            match = _SCANNED.search(self.text, pos)
-            if match is None:
-                self.tail_errors[pos] = None
+            scanned = _SCANNED.search(self.text, pos)
+            after = None if scanned is None else self._passed(scanned.start())
+            if after is None:
+                if scanned is not None:
+                    error = _tail_error(self.text[scanned.start() :], self.flags)
                 break
-            found = self._container(match.start())
-            if found is None:
-                self.tail_errors[pos] = _tail_error(self.text[match.start() :], self.flags)
-                break
-            self.decoded[match.start()] = found
-            pos = found[1]
-        error = self.tail_errors[pos]
+            pos = after
+        else:
+            error = self.tail_errors[pos]
         for seen in walked:
             self.tail_errors[seen] = error
         return error
+
+    def _passed(self, pos: int) -> int | None:
+        """Where the scan leaves the container at `pos`, closed (None: no such container)."""
+        if not self.text.startswith(("{", "["), pos):
+            return None
+        try:
+            self.decoded[pos] = _DECODER.raw_decode(self.text, pos)
+        except (json.JSONDecodeError, RecursionError):
+            return self._scan_end(pos)
+        return self.decoded[pos][1]
+
+    def _scan_end(self, pos: int) -> int | None:
+        """Where partial_json_parser's scan closes the bracket at `pos` (None: it fails or
+        the text ends first)."""
+        if pos not in self.scan_ends:
+            self.scan_ends[pos] = _scan_end(self.text, pos)
+        return self.scan_ends[pos]
+
+
+def _scan_end(text: str, pos: int) -> int | None:
+    stack: list[str] = []
+    in_string = False
+    for scanned in _SCANNED.finditer(text, pos):
+        char = scanned.group()
+        if char == '"':
+            in_string = not in_string or _escaped(text, scanned.start())
+        elif in_string:
+            continue
+        elif char in "{[":
+            stack.append(char)
+        elif not stack or stack.pop() != _OPENER[char]:
+            return None
+        if not stack:
+            return scanned.end()
+    return None
+
+
+def _escaped(text: str, pos: int) -> bool:
+    """Whether an odd run of backslashes comes before `pos`."""
+    start = pos
+    while start and text[start - 1] == "\\":
+        start -= 1
+    return (pos - start) % 2 == 1
 
 
 def _tail_error(tail: str, flags: Allow) -> Exception | None:
