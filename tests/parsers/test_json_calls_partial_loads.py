@@ -95,3 +95,25 @@ def test_one_chunk_of_100k_characters_streams_the_one_shot_calls(
     content, calls = joined(stream(parser, model, [(text, ids)]))
     assert len(calls) == 25
     assert (content, calls) == oneshot(parser, model, text)
+
+
+@pytest.mark.parametrize(
+    ("parser", "model", "lead", "sep"),
+    [
+        ("llama3_json", "llama3", "", "; "),
+        ("llama4_json", "llama3", "", "; "),
+        ("granite-20b-fc", "synthetic-multi", "<function_call> ", " "),
+    ],
+)
+def test_one_chunk_of_many_small_calls_streams_every_call(
+    parser: str, model: str, lead: str, sep: str
+) -> None:
+    # the per-chunk step budget grows with the calls (it stopped at 64 steps: 32 calls)
+    text = sep.join(
+        lead + json.dumps({"name": "get_weather", "arguments": {"city": f"c{i}"}})
+        for i in range(120)
+    )
+    ids = tokenizer(model).encode(text, add_special_tokens=False)
+    content, calls = joined(stream(parser, model, [(text, ids)]))
+    assert len(calls) == 120
+    assert (content, calls) == oneshot(parser, model, text)

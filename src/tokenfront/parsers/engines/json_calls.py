@@ -395,7 +395,8 @@ def advance_all_partial_calls(
     merged: DeltaMessage | None = None
     # the text does not change between steps: each flag value is parsed once
     parsed_by_flags: dict[Allow, tuple[list[Any], list[bool]] | None] = {}
-    for step in range(64):
+    step, steps = 0, 64
+    while step < steps:
         flags = ALLOW_ALL if state["name_sent"] else ALLOW_NO_PARTIAL_STR
         if flags not in parsed_by_flags:
             parsed_by_flags[flags] = parse(flags)
@@ -403,6 +404,8 @@ def advance_all_partial_calls(
         if parsed is None:
             break
         calls, complete = parsed
+        # a few steps per call (its name, its arguments): a chunk of many calls sends them all
+        steps = max(steps, 4 * len(calls) + 4)
         before = (state["tool"], state["name_sent"], sum(map(len, state["streamed"])))
         delta = advance_partial_calls(
             state, calls, complete, bad_name, one_call_at_a_time=True, empty_args=empty_args
@@ -410,6 +413,7 @@ def advance_all_partial_calls(
         if step and (state["tool"], state["name_sent"], sum(map(len, state["streamed"]))) == before:
             break
         merged = merge_deltas(merged, delta)
+        step += 1
     return merged
 
 
