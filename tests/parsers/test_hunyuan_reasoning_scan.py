@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from marker_texts import marker_text
 
 from tokenfront.parsers.reasoning.hunyuan_a13b import _FULL, _HALF, split_reasoning
 
@@ -16,15 +17,7 @@ CASES = 8000
 
 
 def _text(rng: random.Random) -> str:
-    pieces: list[str] = []
-    step = 0
-    for _ in range(rng.randint(0, 16)):
-        if rng.random() < 0.4:
-            pieces.append(MARKERS[step % len(MARKERS)])
-            step += 1
-        else:
-            pieces.append(rng.choice(ALPHABET))
-    return "".join(pieces)
+    return marker_text(rng, MARKERS, ALPHABET, 16, follow=0.4)
 
 
 def _findall_split(text: str) -> tuple[str | None, str | None]:

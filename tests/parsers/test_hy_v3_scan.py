@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from marker_texts import marker_text
 
 from tokenfront.parsers.base import DeltaMessage, ParseContext
 from tokenfront.parsers.engines.xml_args import Pair
@@ -69,15 +70,7 @@ def _texts(p: HYV3ToolParser, seed: int) -> Iterator[str]:
     alphabet = [*markers, p.calls_start, p.calls_end, "f", "x", "n", "1", "\n", " ", "\x1c"]
     rng = random.Random(seed)
     for _ in range(CASES):
-        pieces: list[str] = []
-        step = rng.randrange(len(markers))
-        for _ in range(rng.randint(0, 22)):
-            if rng.random() < 0.5:
-                pieces.append(markers[step % len(markers)])
-                step += 1
-            else:
-                pieces.append(rng.choice(alphabet))
-        yield "".join(pieces)
+        yield marker_text(rng, markers, alphabet, 22, start=rng.randrange(len(markers)))
 
 
 # a suffix holding a marker's start makes markers overlap

@@ -69,6 +69,14 @@ def test_what_follows_a_complete_object_decides_as_in_partial_loads(
     assert _outcome(SuffixLoads(text, ALLOW_ALL), 0) == expected
 
 
+# (parser, model, what opens a call, what separates calls)
+CALL_LISTS = [
+    ("llama3_json", "llama3", "", "; "),
+    ("llama4_json", "llama3", "", "; "),
+    ("granite-20b-fc", "synthetic-multi", "<function_call> ", " "),
+]
+
+
 def _many_calls(lead: str, sep: str, size: int) -> str:
     """Calls with list arguments (many quotes and brackets to scan) up to `size` characters."""
     calls = []
@@ -78,14 +86,7 @@ def _many_calls(lead: str, sep: str, size: int) -> str:
     return sep.join(calls)
 
 
-@pytest.mark.parametrize(
-    ("parser", "model", "lead", "sep"),
-    [
-        ("llama3_json", "llama3", "", "; "),
-        ("llama4_json", "llama3", "", "; "),
-        ("granite-20b-fc", "synthetic-multi", "<function_call> ", " "),
-    ],
-)
+@pytest.mark.parametrize(("parser", "model", "lead", "sep"), CALL_LISTS)
 def test_one_chunk_of_100k_characters_streams_the_one_shot_calls(
     parser: str, model: str, lead: str, sep: str
 ) -> None:
@@ -97,14 +98,7 @@ def test_one_chunk_of_100k_characters_streams_the_one_shot_calls(
     assert (content, calls) == oneshot(parser, model, text)
 
 
-@pytest.mark.parametrize(
-    ("parser", "model", "lead", "sep"),
-    [
-        ("llama3_json", "llama3", "", "; "),
-        ("llama4_json", "llama3", "", "; "),
-        ("granite-20b-fc", "synthetic-multi", "<function_call> ", " "),
-    ],
-)
+@pytest.mark.parametrize(("parser", "model", "lead", "sep"), CALL_LISTS)
 def test_one_chunk_of_many_small_calls_streams_every_call(
     parser: str, model: str, lead: str, sep: str
 ) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import pytest
 from calls_support import make, oneshot, run_stream, tokenizer, tool
+from marker_texts import marker_text
 
 from tokenfront.parsers.engines.separated_scan import (
     CallFormat,
@@ -39,18 +40,7 @@ SPINES = {
 
 def random_texts(seed: int, count: int, spine: list[str]) -> list[str]:
     rng = random.Random(seed)
-    texts = []
-    for _ in range(count):
-        parts: list[str] = []
-        next_literal = 0
-        for _ in range(rng.randint(0, 24)):
-            if rng.random() < 0.4:
-                parts.append(spine[next_literal % len(spine)])
-                next_literal += 1
-            else:
-                parts.append(rng.choice(PIECES))
-        texts.append("".join(parts))
-    return texts
+    return [marker_text(rng, spine, PIECES, 24, follow=0.4) for _ in range(count)]
 
 
 def regex_calls(pattern: re.Pattern[str], text: str) -> list[tuple[object, ...]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import regex
+from marker_texts import marker_text
 
 from tokenfront.parsers.engines.xml_args import KeyValueCodec, PairScanner
 
@@ -19,15 +20,7 @@ CASES = 6000
 
 def _text(rng: random.Random) -> str:
     """Half the pieces follow the markers' order, so most texts hold pairs (some several)."""
-    pieces: list[str] = []
-    step = 0
-    for _ in range(rng.randint(0, 24)):
-        if rng.random() < 0.5:
-            pieces.append(MARKERS[step % len(MARKERS)])
-            step += 1
-        else:
-            pieces.append(rng.choice(ALPHABET))
-    return "".join(pieces)
+    return marker_text(rng, MARKERS, ALPHABET, 24)
 
 
 def _texts(seed: int) -> list[str]:
