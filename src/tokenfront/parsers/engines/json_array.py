@@ -62,12 +62,13 @@ TEXT, START, ARGS, END = "text", "start", "args", "end"
 Event = tuple[str, str, int]
 
 
-def _args_follow(events: list[Event], position: int) -> bool:
-    """Whether the event after `position` carries more arguments of the same call."""
+def continues_run(events: Sequence[Event], position: int) -> bool:
+    """Whether the event after `position` is of the same kind for the same call (e.g. more
+    arguments): work that only the run's end needs can wait for it."""
     if position + 1 >= len(events):
         return False
     kind, _, index = events[position + 1]
-    return kind == ARGS and index == events[position][2]
+    return kind == events[position][0] and index == events[position][2]
 
 
 @dataclass(frozen=True)
@@ -295,7 +296,7 @@ class ArrayCallsEngine:
                     st["slots"].append(["", "", "", False, None, ""])
             elif kind == ARGS:
                 seen_tool = True
-                held = self._on_args(st, index, value, calls, held, _args_follow(events, position))
+                held = self._on_args(st, index, value, calls, held, continues_run(events, position))
             elif kind == END:
                 seen_tool = True
                 self._on_end(st, index, calls)

@@ -31,7 +31,7 @@ from tokenfront.parsers.base import (
     merge_tool_deltas,
 )
 from tokenfront.parsers.engines.chunk_pieces import split_at_markers, stream_by_token
-from tokenfront.parsers.engines.json_array import held_json_char
+from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.retyped_json import settled_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object
@@ -660,8 +660,7 @@ class SectionToolParser(ToolParser):
             elif kind == CALL_NAME:
                 slots[idx]["name"] += value
             elif kind == CALL_ARGS:
-                more = position + 1 < len(events) and events[position + 1][::2] == (CALL_ARGS, idx)
-                self._on_args(slots[idx], idx, value, deltas, more)
+                self._on_args(slots[idx], idx, value, deltas, continues_run(events, position))
             elif kind == CALL_END and idx < len(slots):
                 self._on_end(slots[idx], idx, deltas)
         deltas = merge_tool_deltas(deltas)
