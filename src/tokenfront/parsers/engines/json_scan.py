@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 import json
+import re
+import threading
 from typing import Any
 
 _JSON_WS = " \t\r\n"
+_STRUCTURE = re.compile(r'["{}\[\]:,]')
+_STRING_BODY = re.compile(r'(?:[^"\\]+|\\.)*', re.DOTALL)  # up to the closing quote
+
+
+class _LastScan(threading.local):
+    """Where the last `stable_prefix` scan on this thread passed its last top-level comma.
+    A stream chunk asks again for each piece of a call whose arguments only grew at the
+    end, so the next scan of a text with the same start resumes there."""
+
+    def __init__(self) -> None:
+        self.prefix = ""
+        self.state: tuple[int, str | None, str | None] = (-1, None, None)
+
+
+_last_scan = _LastScan()
 
 
 def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
@@ -15,35 +32,39 @@ def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
     is a string of a key whose schema only allows strings (`string_keys`; None: any key), whose
     open content then streams. Also tells whether the prefix stops in such a string.
     """
-    last_colon = -1
-    last_key: str | None = None
-    pending: str | None = None
-    in_string = escape = False
-    start = -1
-    depth = 0
-    for i, ch in enumerate(text):
-        if escape:
-            escape = False
-            continue
-        if in_string:
-            if ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-                if depth == 1 and start >= 0:
-                    pending = text[start + 1 : i]
-            continue
+    memo = _last_scan
+    if memo.prefix and text.startswith(memo.prefix):
+        begin, depth = len(memo.prefix), 1
+        last_colon, last_key, pending = memo.state
+    else:
+        begin, depth = 0, 0
+        last_colon, last_key, pending = -1, None, None
+    checkpoint = 0
+    state = memo.state
+    i = begin
+    while (found := _STRUCTURE.search(text, i)) is not None:
+        at = found.start()
+        ch = text[at]
         if ch == '"':
-            in_string = True
-            start = i
-        elif ch in "{[":
+            close = _string_end(text, at + 1)
+            if close < 0:
+                break  # an open string runs to the end
+            if depth == 1:
+                pending = text[at + 1 : close]
+            i = close + 1
+            continue
+        i = at + 1
+        if ch in "{[":
             depth += 1
         elif ch in "}]":
             depth -= 1
-        elif ch == ":" and depth == 1:
-            last_colon = i
-            last_key = pending
-            pending = None
+        elif depth == 1:
+            if ch == ":":
+                last_colon, last_key, pending = at, pending, None
+            else:
+                checkpoint, state = i, (last_colon, last_key, pending)
+    if checkpoint:
+        memo.prefix, memo.state = text[:checkpoint], state
     if last_colon < 0:
         return "", False
     end = last_colon + 1
@@ -53,16 +74,16 @@ def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
         return text[:end], False
     if string_keys is not None and last_key not in string_keys:
         return text[:end], False
-    escape = False
-    for i in range(end + 1, len(text)):
-        ch = text[i]
-        if escape:
-            escape = False
-        elif ch == "\\":
-            escape = True
-        elif ch == '"':
-            return text[:i], True
-    return text, True
+    close = _string_end(text, end + 1)
+    return (text if close < 0 else text[:close]), True
+
+
+def _string_end(text: str, at: int) -> int:
+    """The offset of the quote closing a JSON string whose content starts at `at`; -1 if
+    the string is still open at the end of `text`."""
+    found = _STRING_BODY.match(text, at)
+    end = found.end() if found else at
+    return end if end < len(text) and text[end] == '"' else -1
 
 
 def json_object_end(raw: str, start: int) -> int | None:

@@ -25,6 +25,7 @@ values read so far only ever grow.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,8 +55,26 @@ class Walk:
     value_start: int
     # Literal `<tool_call>` / `<function=` in the open value not closed again.
     nested_markup: bool
+    # The ended parameters' trimmed values by name, in first-seen order (a repeated name
+    # keeps its first position and its last value).
+    closed_values: dict[str, str]
 
 
+class _LastPartialWalk(threading.local):
+    """The last partial walk made on this thread. A stream chunk re-walks its call body once
+    per piece; the ended parameters of a partial walk never change as the body grows, so the
+    next walk of a longer body resumes after them instead of starting over."""
+
+    def __init__(self) -> None:
+        self.body: str | None = None
+        self.names: frozenset[str] | None = None
+        self.walk: Walk | None = None
+        self.closed = 0  # how many of walk.params ended
+        self.resume = 0  # where the walk goes on after them
+        self.paused: tuple[int, int] | None = None  # the unended value's scan (`_value_end`)
+
+
+_last = _LastPartialWalk()
 def _valid(name: str, names: frozenset[str] | None) -> bool:
     return names is None or name in names
 
@@ -97,16 +116,18 @@ def _value_end(
     value_start: int,
     current: str,
     names: frozenset[str] | None,
-    seen: set[str],
+    seen: dict[str, str],
     final: bool,
-) -> tuple[str, int, int]:
-    """How the value starting at `value_start` ends: (kind, end, resume offset).
+    paused: tuple[int, int] | None = None,
+) -> tuple[str, int, int, tuple[int, int]]:
+    """How the value starting at `value_start` ends: (kind, end, resume offset, where the
+    scan paused).
 
     kind: "closed" (a real `</parameter>` at end), "implicit" (a new parameter at end),
-    "open" (no end yet) or "stop" (undecided from end on).
+    "open" (no end yet) or "stop" (undecided from end on). For the last two the scan's
+    offset and nesting depth are returned: the same scan of a longer body resumes there.
     """
-    depth = 0
-    i = value_start
+    i, depth = (value_start, 0) if paused is None else paused
     fallback: tuple[int, int] | None = None  # the first `</parameter>` before an undeclared name
     while True:
         close = body.find(PARAM_END, i)
@@ -115,21 +136,21 @@ def _value_end(
             gt = body.find(">", opener + len(PARAM_START))
             if gt == -1:
                 if not final:
-                    return "stop", opener, opener
+                    return "stop", opener, opener, (i, depth)
                 i = opener + len(PARAM_START)
                 continue
             name = body[opener + len(PARAM_START) : gt]
             if depth == 0 and _valid(name, names) and name not in seen and name != current:
                 if fallback is not None:  # a real `</parameter>` beats a missing one
-                    return "closed", *fallback
-                return "implicit", opener, opener
+                    return "closed", *fallback, (i, depth)
+                return "implicit", opener, opener, (i, depth)
             depth += 1
             i = gt + 1
             continue
         if close == -1:
             if final and fallback is not None:
-                return "closed", *fallback
-            return "open", len(body), len(body)
+                return "closed", *fallback, (i, depth)
+            return "open", len(body), len(body), (i, depth)
         after = close + len(PARAM_END)
         if depth > 0:
             depth -= 1
@@ -137,9 +158,9 @@ def _value_end(
             continue
         verdict = _follower(body, after, names, final)
         if verdict == "close":
-            return "closed", close, after
+            return "closed", close, after, (i, depth)
         if verdict == "wait" or (verdict == "undeclared" and not final):
-            return "stop", close, close
+            return "stop", close, close, (i, depth)
         if verdict == "undeclared" and fallback is None:
             fallback = (close, after)
         i = after
@@ -151,9 +172,36 @@ def walk_params(body: str, names: frozenset[str] | None, final: bool) -> Walk:
     `names`: the tool's parameter names (None: unknown, any name counts). `final`: the body
     is complete (its end closes an undecided value), else it may still grow.
     """
-    params: list[Param] = []
-    seen: set[str] = set()
-    pos = 0
+    if final:
+        return _walk(body, names, True, [], {}, 0)[0]
+    last = _last
+    previous = last.walk
+    if previous is not None and last.names == names and body.startswith(last.body or ""):
+        if len(body) == len(last.body or ""):
+            return previous
+        params = previous.params[: last.closed]
+        found = _walk(
+            body, names, False, params, dict(previous.closed_values), last.resume, last.paused
+        )
+    else:
+        found = _walk(body, names, False, [], {}, 0)
+    last.body, last.names = body, names
+    last.walk, last.closed, last.resume, last.paused = found
+    return found[0]
+
+
+def _walk(
+    body: str,
+    names: frozenset[str] | None,
+    final: bool,
+    params: list[Param],
+    closed_values: dict[str, str],
+    pos: int,
+    paused: tuple[int, int] | None = None,
+) -> tuple[Walk, int, int, tuple[int, int] | None]:
+    """Walk on from `pos`, after the ended `params` (`paused`: where the scan of the value
+    after them paused): the walk, how many of its parameters ended, the offset after the
+    last that did, and where the scan of the unended value paused."""
     while True:
         at = body.find(PARAM_START, pos)
         if at == -1:
@@ -163,17 +211,21 @@ def walk_params(body: str, names: frozenset[str] | None, final: bool) -> Walk:
             break
         name = body[at + len(PARAM_START) : gt]
         start = gt + 1
-        kind, end, resume = _value_end(body, start, name, names, seen, final)
-        params.append(Param(name, body[start:end], kind in ("closed", "implicit")))
+        kind, end, resume, paused = _value_end(
+            body, start, name, names, closed_values, final, paused
+        )
+        value = body[start:end]
         if kind in ("open", "stop"):
-            value = body[start:end]
+            params.append(Param(name, value, False))
             nested = value.count("<tool_call>") > value.count("</tool_call>") or value.count(
                 "<function="
             ) > value.count("</function>")
-            return Walk(params, kind, start, nested)
-        seen.add(name)
-        pos = resume
-    return Walk(params, "none", -1, False)
+            walk = Walk(params, kind, start, nested, closed_values)
+            return walk, len(params) - 1, pos, paused
+        params.append(Param(name, value, True))
+        closed_values[name] = trim_value(value)
+        pos, paused = resume, None
+    return Walk(params, "none", -1, False, closed_values), len(params), pos, None
 
 
 def trim_value(value: str) -> str:
@@ -195,10 +247,10 @@ class NestedParamCodec(EqualsParamCodec):
 
     def convert(self, raw: str, partial: bool, names: frozenset[str] | None = None) -> str:
         walk = walk_params(raw, names, final=not partial)
-        params: dict[str, Any] = {}
-        for param in walk.params:
-            if param.closed or (partial and param.name):
-                params[param.name] = trim_value(param.value)
+        params: dict[str, Any] = walk.closed_values
+        last = walk.params[-1] if walk.params else None
+        if partial and last is not None and not last.closed and last.name:
+            params = {**params, last.name: trim_value(last.value)}
         return json.dumps(params, ensure_ascii=False)
 
     def open_value(self, raw: str, names: frozenset[str] | None = None) -> OpenValue | None:
@@ -206,7 +258,7 @@ class NestedParamCodec(EqualsParamCodec):
         if walk.tail != "open" or not walk.params:
             return None
         last = walk.params[-1]
-        if not last.name or any(p.name == last.name for p in walk.params[:-1]):
+        if not last.name or last.name in walk.closed_values:
             return None  # a repeated key keeps its first position
         value = last.value
         held = "\n" if value.endswith("\n") and value != "\n" else ""

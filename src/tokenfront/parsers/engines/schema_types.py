@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from typing import Any
 
 _ALIASES = {
@@ -119,10 +120,37 @@ def coerce_text(value: str, types: str | list[str]) -> Any:
     return parsed if is_finite_json(parsed) else value
 
 
+class _LastTexts(threading.local):
+    """Each property schema's last string value and what it became. A stream chunk types
+    its open call's arguments once per piece, every earlier value again unchanged."""
+
+    def __init__(self) -> None:
+        self.by_schema: dict[int, tuple[dict[str, Any], str, Any]] = {}
+
+
+_last_texts = _LastTexts()
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _coerce_string(value: str, schema: dict[str, Any]) -> tuple[Any, bool]:
+    memo = _last_texts.by_schema
+    last = memo.get(id(schema))
+    if last is not None and last[0] is schema and last[1] == value:
+        coerced = last[2]
+    else:
+        coerced = coerce_text(value, schema_types(schema))
+        if isinstance(coerced, _IMMUTABLE):  # objects and arrays get typed in place later
+            if len(memo) >= 4096:
+                memo.clear()
+            memo[id(schema)] = (schema, value, value if coerced is value else coerced)
+    if coerced is value or (isinstance(coerced, str) and coerced == value):
+        return value, False
+    return coerced, True
+
+
 def _coerce_value(value: Any, schema: dict[str, Any]) -> tuple[Any, bool]:
     if isinstance(value, str):
-        coerced = coerce_text(value, schema_types(schema))
-        return (coerced, True) if coerced is not value else (value, False)
+        return _coerce_string(value, schema)
     if isinstance(value, dict):
         nested = schema.get("properties")
         if isinstance(nested, dict):
@@ -184,14 +212,14 @@ def type_arguments(args_json: str, tools: list[dict[str, Any]] | None, name: str
     """Re-type a converted arguments object by the tool schema; unchanged text when nothing moves."""
     if not tools or not name:
         return args_json
+    properties = tool_properties(tools, name)
+    if not properties:
+        return args_json
     try:
         args = json.loads(args_json)
     except ValueError:
         return args_json
     if not isinstance(args, dict):
-        return args_json
-    properties = tool_properties(tools, name)
-    if not properties:
         return args_json
     if coerce_object(args, properties):
         return json.dumps(args, ensure_ascii=False)

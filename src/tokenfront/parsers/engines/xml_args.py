@@ -8,10 +8,12 @@ streamed delta that only extends it is escaped and appended without re-convertin
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 import regex
@@ -59,10 +61,10 @@ class PairScanner:
     value_end: str
     spaces: re.Pattern[str] | regex.Pattern[str]
 
-    def pairs(self, text: str) -> Iterator[Pair]:
-        """The pattern's non-overlapping matches, left to right."""
+    def pairs(self, text: str, pos: int = 0) -> Iterator[Pair]:
+        """The pattern's non-overlapping matches, left to right (from `pos`, where a match
+        ended or the text starts)."""
         last_close = text.rfind(self.value_end)
-        pos = 0
         while (start := text.find(self.key_start, pos)) != -1:
             found = self._key_end(text, start, last_close)
             if found is None:
@@ -156,6 +158,20 @@ class EqualsParamCodec:
         return _escape(text[: len(text) - len(state["held"])])
 
 
+class _LastPairs(threading.local):
+    """The pairs `KeyValueCodec` found in the last arguments it parsed on this thread."""
+
+    def __init__(self) -> None:
+        self.codec: KeyValueCodec | None = None
+        self.raw = ""
+        self.params: dict[str, Any] = {}
+        self.gaps: list[str] = []
+        self.pos = 0
+
+
+_last_pairs = _LastPairs()
+
+
 class KeyValueCodec:
     """`<arg_key>K</arg_key><arg_value>V</arg_value>` (GLM-4.5/4.7); values verbatim."""
 
@@ -171,13 +187,20 @@ class KeyValueCodec:
     _scan = PairScanner("<arg_key>", "</arg_key>", "<arg_value>", _close, regex.compile(r"\s*"))
 
     def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], str | None]:
-        params: dict[str, Any] = {}
-        gaps: list[str] = []  # what removing the pairs leaves
-        pos = 0
-        for pair in self._scan.pairs(raw):
+        # A pair found in a text is found again, the same, in any longer text that starts
+        # with it (an earlier key end it skipped had no `<arg_value>` after it), so a stream
+        # chunk's next, longer arguments resume after the pairs of the previous ones.
+        last = _last_pairs
+        if last.codec is self and raw.startswith(last.raw):
+            params, gaps, pos = dict(last.params), list(last.gaps), last.pos
+        else:
+            params, gaps, pos = {}, [], 0  # gaps: what removing the pairs leaves
+        for pair in self._scan.pairs(raw, pos):
             params[pair.key.strip()] = pair.value
             gaps.append(raw[pos : pair.start])
             pos = pair.end
+        last.codec, last.raw, last.params, last.gaps, last.pos = self, raw, params, gaps, pos
+        params, gaps = dict(params), list(gaps)
         open_key = None
         if partial:
             gaps.append(raw[pos:])
@@ -206,6 +229,31 @@ class KeyValueCodec:
         return _escape(delta)
 
 
+@dataclass
+class _Found:
+    """`NamedParamCodec`'s matches in a text: (name, value) of those with a name, the text
+    before each, where each ends, and how many named ones precede each match end."""
+
+    named: list[tuple[str, str]]
+    gaps: list[str]
+    ends: list[int]
+    named_count: list[int] = field(default_factory=lambda: [0])
+
+    @property
+    def end(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+
+class _LastNamed(threading.local):
+    def __init__(self) -> None:
+        self.codec: NamedParamCodec | None = None
+        self.raw = ""
+        self.found = _Found([], [], [])
+
+
+_last_named = _LastNamed()
+
+
 class NamedParamCodec:
     """`<parameter name="NAME">VALUE</parameter>` (MiniMax-M2); values verbatim."""
 
@@ -219,26 +267,72 @@ class NamedParamCodec:
         r"<\s*parameter\s+name\s*=\s*" + _name + r"\s*>(?P<value>.*)$", regex.DOTALL
     )
     _value_end = regex.compile(r"<\s*/\s*parameter\s*>|<\s*parameter\s+name\s*=")
+    # A quoted name's opening: before its quote (searched backwards), with it.
+    _name_opening = regex.compile(r"(?r)<\s*parameter\s+name\s*=\s*\Z")
+    _quoted_opening = regex.compile(r"<\s*parameter\s+name\s*=\s*[\"']")
+    _value_end_backwards = regex.compile(r"(?r)<\s*/\s*parameter\s*>|<\s*parameter\s+name\s*=")
 
     @staticmethod
     def _param_name(m: regex.Match[str]) -> str:
         return (m.group("dq_name") or m.group("sq_name") or m.group("bare_name") or "").strip()
 
     def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], regex.Match[str] | None]:
-        params: dict[str, Any] = {}
-        for m in self._param.finditer(raw):
-            name = self._param_name(m)
-            if name:
-                params[name] = m.group("value")
+        found = self._params(raw)
+        params: dict[str, Any] = dict(found.named)
         open_match = None
         if partial:
-            m = self._open.search(self._param.sub("", raw))
+            m = self._open.search("".join(found.gaps) + raw[found.end :])
             if m:
                 name = self._param_name(m)
                 if name:
                     params[name] = m.group("value")
                     open_match = m
         return params, open_match
+
+    def _params(self, raw: str) -> _Found:
+        """`_param.finditer(raw)`: the named values, and the text between the matches
+        (`_param.sub` leaves it), resumed after the matches the last call on this thread
+        found in a text `raw` starts with."""
+        last = _last_named
+        if last.codec is self and raw.startswith(last.raw):
+            kept = bisect.bisect_right(last.found.ends, self._stable_end(last.raw))
+            old = last.found
+            found = _Found(old.named[: old.named_count[kept]], old.gaps[:kept], old.ends[:kept])
+            found.named_count[:] = old.named_count[: kept + 1]
+        else:
+            found = _Found([], [], [])
+        end = found.end
+        for m in self._param.finditer(raw, end):
+            name = self._param_name(m)
+            if name:
+                found.named.append((name, m.group("value")))
+            found.gaps.append(raw[end : m.start()])
+            end = m.end()
+            found.ends.append(end)
+            found.named_count.append(len(found.named))
+        last.codec, last.raw, last.found = self, raw, found
+        return found
+
+    def _stable_end(self, raw: str) -> int:
+        """Where the matches in `raw` that every longer text keeps end.
+
+        A match attempt that failed by reading to the end of `raw` may succeed in a longer
+        text and swallow the matches after its start, even where it failed only in its
+        quoted-name branch and matched by its bare-name one. Only a quoted name can read
+        that far: one left open, or one whose value has no end after it, so one opened after
+        the last value end or at the last quote of its kind before it.
+        """
+        last_end = self._value_end_backwards.search(raw)
+        if last_end is None:
+            return 0  # no value end: nothing matched
+        found = self._quoted_opening.search(raw, last_end.start())
+        bound = found.start() if found else len(raw)
+        for quote in "\"'":
+            at = raw.rfind(quote, 0, last_end.start())
+            opening = self._name_opening.search(raw, 0, at) if at != -1 else None
+            if opening is not None:
+                bound = min(bound, opening.start())
+        return bound
 
     def convert(self, raw: str, partial: bool) -> str:
         # A last parameter left without `</parameter>` keeps its value when the call closes

@@ -1,0 +1,187 @@
+"""A stream chunk re-reads its open call once per piece; the partial parameter walk
+(`param_walk.walk_params`) and the stable-prefix scan (`json_scan.stable_prefix`) resume where
+the previous read of the same text left off. Resuming must give exactly what a read from the
+start gives, for every growing text and after unrelated texts in between."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from marker_texts import marker_text
+
+from tokenfront.parsers.engines import json_scan, param_walk, xml_args
+from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
+
+PARAM_SPINE = ("<parameter=a>", "\nvalue\n", "</parameter>", "\n", "<parameter=b>", "x", "</parameter>")
+PARAM_ALPHABET = (
+    "<parameter=a>", "<parameter=b>", "<parameter=c>", "<parameter=", "</parameter>", "</param",
+    "</function>", "<function=f>", "<tool_call>", "</tool_call>", ">", "\n", " ", "v", "<",
+)  # fmt: skip
+JSON_SPINE = ('{', '"k"', ": ", '"v', 'w"', ", ", '"n"', ": ", "[1, ", '{"x": "y"}', "]", "}")
+JSON_ALPHABET = ("{", "}", "[", "]", '"', "\\", '\\"', ",", ", ", ":", ": ", "1", "a", " ", '"s"')
+
+
+def _fresh_walk(body: str, names: frozenset[str] | None) -> param_walk.Walk:
+    return param_walk._walk(body, names, False, [], {}, 0)[0]
+
+
+def _fresh_prefix(text: str, keys: list[str] | None) -> tuple[str, bool]:
+    json_scan._last_scan.prefix = ""
+    return json_scan.stable_prefix(text, keys)
+
+
+def _char_by_char_stable_prefix(text: str, keys: list[str] | None) -> tuple[str, bool]:
+    """The scan `stable_prefix` made before it skipped through strings and resumed (the
+    contract): one character at a time from the start."""
+    last_colon, last_key, pending = -1, None, None
+    in_string = escape = False
+    start = depth = 0
+    for i, ch in enumerate(text):
+        if escape:
+            escape = False
+        elif in_string:
+            if ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+                if depth == 1:
+                    pending = text[start + 1 : i]
+        elif ch == '"':
+            in_string, start = True, i
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == ":" and depth == 1:
+            last_colon, last_key, pending = i, pending, None
+    if last_colon < 0:
+        return "", False
+    end = last_colon + 1
+    while end < len(text) and text[end] in " \t\r\n":
+        end += 1
+    if end >= len(text) or text[end] != '"' or (keys is not None and last_key not in keys):
+        return text[:end], False
+    escape = False
+    for i in range(end + 1, len(text)):
+        if escape:
+            escape = False
+        elif text[i] == "\\":
+            escape = True
+        elif text[i] == '"':
+            return text[:i], True
+    return text, True
+
+
+def _growing(rng: random.Random, text: str) -> list[str]:
+    """Prefixes of `text` in increasing length: every one, or a random few (bigger steps)."""
+    if rng.random() < 0.5:
+        return [text[:n] for n in range(len(text) + 1)]
+    cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, 6)))
+    return [text[:n] for n in cuts]
+
+
+@pytest.mark.parametrize("names", [None, frozenset({"a", "b"})], ids=["no-schema", "schema"])
+def test_a_resumed_partial_walk_equals_a_walk_from_the_start(names: frozenset[str] | None) -> None:
+    rng = random.Random(2301)
+    for _ in range(600):
+        body = marker_text(rng, PARAM_SPINE, PARAM_ALPHABET, 30)
+        for prefix in _growing(rng, body):
+            assert walk_params(prefix, names, final=False) == _fresh_walk(prefix, names), prefix
+            if rng.random() < 0.05:  # another call's body in between
+                walk_params(marker_text(rng, PARAM_SPINE, PARAM_ALPHABET, 8), None, final=False)
+
+
+def test_a_resumed_walk_converts_like_a_walk_from_the_start() -> None:
+    rng = random.Random(2302)
+    codec = NestedParamCodec()
+    for _ in range(300):
+        body = marker_text(rng, PARAM_SPINE, PARAM_ALPHABET, 30)
+        for prefix in _growing(rng, body):
+            resumed = codec.convert(prefix, True), codec.open_value(prefix)
+            param_walk._last.walk = None
+            assert (codec.convert(prefix, True), codec.open_value(prefix)) == resumed, prefix
+
+
+def test_the_walk_of_a_complete_body_ignores_the_last_partial_walk() -> None:
+    body = "<parameter=a>\n1\n</parameter>"  # partial: what follows may still keep it open
+    assert walk_params(body, None, final=False).tail == "stop"
+    complete = walk_params(body, None, final=True)
+    assert [(p.name, p.closed) for p in complete.params] == [("a", True)]
+    assert walk_params(body, None, final=False).tail == "stop"
+
+
+def test_a_resumed_stable_prefix_equals_a_character_scan_from_the_start() -> None:
+    rng = random.Random(2303)
+    for _ in range(800):
+        text = marker_text(rng, JSON_SPINE, JSON_ALPHABET, 30)
+        keys = rng.choice([None, ["k"], []])
+        for prefix in _growing(rng, text):
+            resumed = json_scan.stable_prefix(prefix, keys)
+            assert resumed == _fresh_prefix(prefix, keys), prefix
+            assert resumed == _char_by_char_stable_prefix(prefix, keys), prefix
+            if rng.random() < 0.05:
+                json_scan.stable_prefix(marker_text(rng, JSON_SPINE, JSON_ALPHABET, 8), None)
+
+
+def test_stable_prefix_over_arguments_growing_member_by_member() -> None:
+    rng = random.Random(2304)
+    for _ in range(100):
+        members: dict[str, object] = {}
+        for i in range(rng.randint(1, 12)):
+            text = "x" * rng.randint(0, 3) + rng.choice(['"', "\\", ",", ":", "{", ""])
+            members[f"p{i % 5}"] = rng.choice([text, i, [text], {"n": text}])
+            whole = json.dumps(members, ensure_ascii=False)
+            for prefix in (whole, whole[:-1], whole[: len(whole) // 2]):
+                keys = rng.choice([None, ["p0", "p1"]])
+                resumed = json_scan.stable_prefix(prefix, keys)
+                assert resumed == _fresh_prefix(prefix, keys)
+                assert resumed == _char_by_char_stable_prefix(prefix, keys)
+
+
+KEY_VALUE_SPINE = ("<arg_key>", "k", "</arg_key>", "\n", "<arg_value>", "v", "</arg_value>", "\n")
+KEY_VALUE_ALPHABET = (
+    "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<arg_", "</arg", " ", "\n", "x",
+)  # fmt: skip
+NAMED_SPINE = ('<parameter name="a">', "v", "</parameter>", "\n", "<parameter name=b>", "w", "</parameter>")
+NAMED_ALPHABET = (
+    '<parameter name="a">', "<parameter name='b'>", "<parameter name=c>", '< parameter name = "d" >',
+    "</parameter>", "</ parameter >", '<parameter name="', "<parameter name='", "<parameter name=",
+    '"', "'", ">", " ", "v", "<", '<invoke name="f">', "</invoke>",
+)  # fmt: skip
+
+
+def test_a_resumed_key_value_parse_equals_a_parse_from_the_start() -> None:
+    codec = xml_args.KeyValueCodec()
+    rng = random.Random(2305)
+    for _ in range(600):
+        text = marker_text(rng, KEY_VALUE_SPINE, KEY_VALUE_ALPHABET, 30)
+        for prefix in _growing(rng, text):
+            partial = rng.random() < 0.8
+            resumed = codec._parse(prefix, partial)
+            xml_args._last_pairs.codec = None
+            assert codec._parse(prefix, partial) == resumed, prefix
+
+
+def test_a_resumed_named_parse_equals_the_patterns_matches() -> None:
+    codec = xml_args.NamedParamCodec()
+    rng = random.Random(2306)
+    for _ in range(800):
+        text = marker_text(rng, NAMED_SPINE, NAMED_ALPHABET, 30)
+        for prefix in _growing(rng, text):
+            params, open_match = codec._parse(prefix, True)
+            expected = {}
+            for m in codec._param.finditer(prefix):
+                if codec._param_name(m):
+                    expected[codec._param_name(m)] = m.group("value")
+            rest = codec._param.sub("", prefix)
+            want_open = codec._open.search(rest)
+            if want_open is not None and codec._param_name(want_open):
+                expected[codec._param_name(want_open)] = want_open.group("value")
+            else:
+                want_open = None
+            assert params == expected, prefix
+            assert (open_match and (open_match.string, open_match.span())) == (
+                want_open and (rest, want_open.span())
+            ), prefix
