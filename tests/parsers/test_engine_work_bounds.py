@@ -4,13 +4,14 @@ few thousand characters before)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 import xml_support
 from json_support import context, pipeline
 
-from tokenfront.parsers.engines import json_array, xml_params
+from tokenfront.parsers.engines import json_array, param_walk, xml_args, xml_params
 
 GLM_CALL = (
     "<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>Beijing</arg_value>"
@@ -71,3 +72,48 @@ def test_json_array_arguments_are_diffed_once_per_run_of_characters(
         f'{{"city": "{value}"}}'
     )
     assert diffs[0] <= 2
+
+
+def _one_chunk(parser_name: str, model: str, text: str) -> str:
+    parser = pipeline(parser_name, model)
+    ids = xml_support.tokenizer(model).encode(text, add_special_tokens=False)
+    delta, _ = parser.stream(None, text, ids, context(), finished=True)
+    assert delta is not None
+    return "".join(tc.arguments or "" for tc in delta.tool_calls)
+
+
+def test_one_chunk_of_many_parameters_walks_each_value_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the chunk's lexer pieces re-read the open call; each read resumes after the parameters
+    # the last one ended, so values are walked per piece, not per piece and parameter
+    walked = [0]
+    original = param_walk._value_end
+
+    def counted(*args: Any) -> Any:
+        walked[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(param_walk, "_value_end", counted)
+    params = "".join(f"<parameter=p{i}>\nv{i}\n</parameter>\n" for i in range(300))
+    text = f"<tool_call>\n<function=get_time>\n{params}</function>\n</tool_call>"
+    arguments = _one_chunk("qwen3_coder", "qwen3", text)
+    assert json.loads(arguments) == {f"p{i}": f"v{i}" for i in range(300)}
+    assert walked[0] < 20 * 300  # from the start each time: about 300 x 1,500
+
+
+def test_one_chunk_of_many_key_value_pairs_scans_each_pair_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scanned = [0]
+    original = xml_args.PairScanner._key_end
+
+    def counted(self: Any, *args: Any) -> Any:
+        scanned[0] += 1
+        return original(self, *args)
+
+    monkeypatch.setattr(xml_args.PairScanner, "_key_end", counted)
+    pairs = "".join(f"<arg_key>p{i}</arg_key>\n<arg_value>v{i}</arg_value>\n" for i in range(300))
+    arguments = _one_chunk("glm45", "synthetic-multi", f"<tool_call>get_time\n{pairs}</tool_call>")
+    assert json.loads(arguments) == {f"p{i}": f"v{i}" for i in range(300)}
+    assert scanned[0] < 50 * 300  # from the start each time: about 300 x 3,000

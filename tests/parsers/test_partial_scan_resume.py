@@ -13,6 +13,7 @@ from marker_texts import marker_text
 
 from tokenfront.parsers.engines import json_scan, param_walk, xml_args
 from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
+from tokenfront.parsers.tools import deepseek_dsml, gemma4
 
 PARAM_SPINE = ("<parameter=a>", "\nvalue\n", "</parameter>", "\n", "<parameter=b>", "x", "</parameter>")
 PARAM_ALPHABET = (
@@ -28,7 +29,7 @@ def _fresh_walk(body: str, names: frozenset[str] | None) -> param_walk.Walk:
 
 
 def _fresh_prefix(text: str, keys: list[str] | None) -> tuple[str, bool]:
-    json_scan._last_scan.prefix = ""
+    json_scan._last_scan.found = None
     return json_scan.stable_prefix(text, keys)
 
 
@@ -100,7 +101,7 @@ def test_a_resumed_walk_converts_like_a_walk_from_the_start() -> None:
         body = marker_text(rng, PARAM_SPINE, PARAM_ALPHABET, 30)
         for prefix in _growing(rng, body):
             resumed = codec.convert(prefix, True), codec.open_value(prefix)
-            param_walk._last.walk = None
+            param_walk._last.found = None
             assert (codec.convert(prefix, True), codec.open_value(prefix)) == resumed, prefix
 
 
@@ -160,7 +161,7 @@ def test_a_resumed_key_value_parse_equals_a_parse_from_the_start() -> None:
         for prefix in _growing(rng, text):
             partial = rng.random() < 0.8
             resumed = codec._parse(prefix, partial)
-            xml_args._last_pairs.codec = None
+            xml_args._last_pairs.found = None
             assert codec._parse(prefix, partial) == resumed, prefix
 
 
@@ -185,3 +186,45 @@ def test_a_resumed_named_parse_equals_the_patterns_matches() -> None:
             assert (open_match and (open_match.string, open_match.span())) == (
                 want_open and (rest, want_open.span())
             ), prefix
+
+
+def _dsml_texts(dialect: deepseek_dsml.Dialect) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    start, close = dialect.param_start, dialect.param_close
+    spine = (f'{start} name="a" string="true">', "v", close, "\n", f'{start} name="n">', "1", close)
+    alphabet = (
+        f'{start} name="a" string="true">', f'{start} name="b" string="false">', f'{start} name="c">',
+        f"{start} name=", f'{start} name="', f'{start}  name="d" string="', close, close[:5], start,
+        '"', ">", " ", "\n", "v", "[1, ", '{"k": ', "}", "]",
+    )  # fmt: skip
+    return spine, alphabet
+
+
+def test_a_resumed_dsml_conversion_equals_a_conversion_from_the_start() -> None:
+    rng = random.Random(2307)
+    for dialect in (deepseek_dsml.V32, deepseek_dsml.V4):
+        spine, alphabet = _dsml_texts(dialect)
+        codec = deepseek_dsml.DsmlStreamingCodec(dialect)
+        for _ in range(400):
+            text = marker_text(rng, spine, alphabet, 30)
+            for prefix in _growing(rng, text):
+                partial = rng.random() < 0.8
+                resumed = codec.convert(prefix, partial), codec.open_value(prefix)
+                deepseek_dsml._last_params.found = None
+                assert (codec.convert(prefix, partial), codec.open_value(prefix)) == resumed
+
+
+GEMMA4_SPINE = ("a:", '<|"|>', "v", '<|"|>', ",", "n:", "1", ",", "o:{", "k:", "2", "}", ",")
+GEMMA4_ALPHABET = (
+    "a:", "b:", '<|"|>', '<|"', "<|", ",", ":", " ", "\n", "{", "}", "[", "]", "1", "x.", "v", ")", "(",
+)  # fmt: skip
+
+
+def test_a_resumed_gemma4_field_read_equals_a_read_from_the_start() -> None:
+    rng = random.Random(2308)
+    codec = gemma4.Gemma4ArgCodec()
+    for _ in range(800):
+        text = marker_text(rng, GEMMA4_SPINE, GEMMA4_ALPHABET, 30)
+        for prefix in _growing(rng, text):
+            resumed = gemma4.parse_fields(prefix, partial=True), codec.open_value(prefix)
+            gemma4._last_fields.found = None
+            assert (gemma4.parse_fields(prefix, partial=True), codec.open_value(prefix)) == resumed

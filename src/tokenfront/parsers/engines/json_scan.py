@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from typing import Any
+
+from tokenfront.parsers.engines.last_read import LastRead
 
 _JSON_WS = " \t\r\n"
 _STRUCTURE = re.compile(r'["{}\[\]:,]')
 _STRING_BODY = re.compile(r'(?:[^"\\]+|\\.)*', re.DOTALL)  # up to the closing quote
 
 
-class _LastScan(threading.local):
-    """Where the last `stable_prefix` scan on this thread passed its last top-level comma.
-    A stream chunk asks again for each piece of a call whose arguments only grew at the
-    end, so the next scan of a text with the same start resumes there."""
-
-    def __init__(self) -> None:
-        self.prefix = ""
-        self.state: tuple[int, str | None, str | None] = (-1, None, None)
-
-
-_last_scan = _LastScan()
+# The scan state at the last top-level comma of the last text: the next text that starts
+# with the same members resumes there.
+_last_scan = LastRead()
 
 
 def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
@@ -32,15 +25,15 @@ def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
     is a string of a key whose schema only allows strings (`string_keys`; None: any key), whose
     open content then streams. Also tells whether the prefix stops in such a string.
     """
-    memo = _last_scan
-    if memo.prefix and text.startswith(memo.prefix):
-        begin, depth = len(memo.prefix), 1
-        last_colon, last_key, pending = memo.state
+    resumed = _last_scan.resumable(None, text)
+    if resumed is not None:
+        begin, depth = len(_last_scan.text), 1
+        last_colon, last_key, pending = resumed
     else:
         begin, depth = 0, 0
         last_colon, last_key, pending = -1, None, None
     checkpoint = 0
-    state = memo.state
+    state = resumed
     i = begin
     while (found := _STRUCTURE.search(text, i)) is not None:
         at = found.start()
@@ -64,7 +57,7 @@ def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
             else:
                 checkpoint, state = i, (last_colon, last_key, pending)
     if checkpoint:
-        memo.prefix, memo.state = text[:checkpoint], state
+        _last_scan.keep(None, text[:checkpoint], state)
     if last_colon < 0:
         return "", False
     end = last_colon + 1

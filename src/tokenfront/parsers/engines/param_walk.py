@@ -25,10 +25,10 @@ values read so far only ever grow.
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from typing import Any
 
+from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.xml_args import EqualsParamCodec, OpenValue, _end_window
 
 PARAM_START = "<parameter="
@@ -60,21 +60,9 @@ class Walk:
     closed_values: dict[str, str]
 
 
-class _LastPartialWalk(threading.local):
-    """The last partial walk made on this thread. A stream chunk re-walks its call body once
-    per piece; the ended parameters of a partial walk never change as the body grows, so the
-    next walk of a longer body resumes after them instead of starting over."""
-
-    def __init__(self) -> None:
-        self.body: str | None = None
-        self.names: frozenset[str] | None = None
-        self.walk: Walk | None = None
-        self.closed = 0  # how many of walk.params ended
-        self.resume = 0  # where the walk goes on after them
-        self.paused: tuple[int, int] | None = None  # the unended value's scan (`_value_end`)
-
-
-_last = _LastPartialWalk()
+# A partial walk's ended parameters never change as the body grows: the next walk of a
+# longer body resumes after them (and where the scan of the open value paused).
+_last = LastRead()
 def _valid(name: str, names: frozenset[str] | None) -> bool:
     return names is None or name in names
 
@@ -174,19 +162,17 @@ def walk_params(body: str, names: frozenset[str] | None, final: bool) -> Walk:
     """
     if final:
         return _walk(body, names, True, [], {}, 0)[0]
-    last = _last
-    previous = last.walk
-    if previous is not None and last.names == names and body.startswith(last.body or ""):
-        if len(body) == len(last.body or ""):
-            return previous
-        params = previous.params[: last.closed]
-        found = _walk(
-            body, names, False, params, dict(previous.closed_values), last.resume, last.paused
-        )
-    else:
+    resumed = _last.resumable(names, body)
+    if resumed is None:
         found = _walk(body, names, False, [], {}, 0)
-    last.body, last.names = body, names
-    last.walk, last.closed, last.resume, last.paused = found
+    elif len(body) == len(_last.text):
+        return resumed[0]
+    else:
+        walk, closed, resume, paused = resumed
+        found = _walk(
+            body, names, False, walk.params[:closed], dict(walk.closed_values), resume, paused
+        )
+    _last.keep(names, body, found)
     return found[0]
 
 

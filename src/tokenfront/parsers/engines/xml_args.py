@@ -11,12 +11,13 @@ from __future__ import annotations
 import bisect
 import json
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 import regex
+
+from tokenfront.parsers.engines.last_read import LastRead
 
 OpenValue = dict[str, Any]
 
@@ -158,18 +159,7 @@ class EqualsParamCodec:
         return _escape(text[: len(text) - len(state["held"])])
 
 
-class _LastPairs(threading.local):
-    """The pairs `KeyValueCodec` found in the last arguments it parsed on this thread."""
-
-    def __init__(self) -> None:
-        self.codec: KeyValueCodec | None = None
-        self.raw = ""
-        self.params: dict[str, Any] = {}
-        self.gaps: list[str] = []
-        self.pos = 0
-
-
-_last_pairs = _LastPairs()
+_last_pairs = LastRead()  # KeyValueCodec's pairs: (params, gaps, end of the last pair)
 
 
 class KeyValueCodec:
@@ -190,16 +180,16 @@ class KeyValueCodec:
         # A pair found in a text is found again, the same, in any longer text that starts
         # with it (an earlier key end it skipped had no `<arg_value>` after it), so a stream
         # chunk's next, longer arguments resume after the pairs of the previous ones.
-        last = _last_pairs
-        if last.codec is self and raw.startswith(last.raw):
-            params, gaps, pos = dict(last.params), list(last.gaps), last.pos
-        else:
+        resumed = _last_pairs.resumable(self, raw)
+        if resumed is None:
             params, gaps, pos = {}, [], 0  # gaps: what removing the pairs leaves
+        else:
+            params, gaps, pos = dict(resumed[0]), list(resumed[1]), resumed[2]
         for pair in self._scan.pairs(raw, pos):
             params[pair.key.strip()] = pair.value
             gaps.append(raw[pos : pair.start])
             pos = pair.end
-        last.codec, last.raw, last.params, last.gaps, last.pos = self, raw, params, gaps, pos
+        _last_pairs.keep(self, raw, (params, gaps, pos))
         params, gaps = dict(params), list(gaps)
         open_key = None
         if partial:
@@ -244,14 +234,7 @@ class _Found:
         return self.ends[-1] if self.ends else 0
 
 
-class _LastNamed(threading.local):
-    def __init__(self) -> None:
-        self.codec: NamedParamCodec | None = None
-        self.raw = ""
-        self.found = _Found([], [], [])
-
-
-_last_named = _LastNamed()
+_last_named = LastRead()  # NamedParamCodec's matches (_Found)
 
 
 class NamedParamCodec:
@@ -293,14 +276,13 @@ class NamedParamCodec:
         """`_param.finditer(raw)`: the named values, and the text between the matches
         (`_param.sub` leaves it), resumed after the matches the last call on this thread
         found in a text `raw` starts with."""
-        last = _last_named
-        if last.codec is self and raw.startswith(last.raw):
-            kept = bisect.bisect_right(last.found.ends, self._stable_end(last.raw))
-            old = last.found
+        old = _last_named.resumable(self, raw)
+        if old is None:
+            found = _Found([], [], [])
+        else:
+            kept = bisect.bisect_right(old.ends, self._stable_end(_last_named.text))
             found = _Found(old.named[: old.named_count[kept]], old.gaps[:kept], old.ends[:kept])
             found.named_count[:] = old.named_count[: kept + 1]
-        else:
-            found = _Found([], [], [])
         end = found.end
         for m in self._param.finditer(raw, end):
             name = self._param_name(m)
@@ -310,7 +292,7 @@ class NamedParamCodec:
             end = m.end()
             found.ends.append(end)
             found.named_count.append(len(found.named))
-        last.codec, last.raw, last.found = self, raw, found
+        _last_named.keep(self, raw, found)
         return found
 
     def _stable_end(self, raw: str) -> int:

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import regex
 
 from tokenfront.parsers.base import ParseContext
+from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
@@ -148,6 +149,9 @@ def loads_finite(text: str) -> Any:
     return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
 
 
+_last_params = LastRead()  # DsmlParamCodec's complete parameters: (values, end of the last)
+
+
 class DsmlParamCodec:
     """`<PARAM name="K" string="true|false">V</PARAM>`: strings verbatim, others JSON when valid.
 
@@ -161,10 +165,14 @@ class DsmlParamCodec:
         self._param = regex.compile(rf"{head}(.*?)(?:{close}|(?={start}\s+name=))", regex.DOTALL)
         self._partial = regex.compile(rf"{head}(.*)$", regex.DOTALL)
 
-    def convert(self, raw: str, partial: bool) -> str:
-        params: dict[str, object] = {}
-        last_end = 0
-        for m in self._param.finditer(raw):
+    def _complete(self, raw: str) -> tuple[dict[str, object], int]:
+        """The values of the parameters `raw` closes, and where the last ends. A match found
+        in a text is found again in any longer text that starts with it (an attempt that
+        read to the end of the text is followed by no match), so a stream chunk's longer
+        arguments resume after the previous matches."""
+        resumed = _last_params.resumable(self, raw)
+        params, last_end = ({}, 0) if resumed is None else (dict(resumed[0]), resumed[1])
+        for m in self._param.finditer(raw, last_end):
             name, is_str, value = m.group(1), m.group(2), m.group(3)
             if is_str == "true":
                 params[name] = value
@@ -174,6 +182,11 @@ class DsmlParamCodec:
                 except ValueError:
                     params[name] = value
             last_end = m.end()
+        _last_params.keep(self, raw, (params, last_end))
+        return dict(params), last_end
+
+    def convert(self, raw: str, partial: bool) -> str:
+        params, last_end = self._complete(raw)
         if partial:
             pm = self._partial.search(raw, last_end)
             if pm:
@@ -212,10 +225,7 @@ class DsmlStreamingCodec(DsmlParamCodec):
         self._value_end = regex.compile(rf"{close}|{start}\s+name=")
 
     def open_value(self, raw: str) -> dict[str, Any] | None:  # type: ignore[override]
-        last_end, names = 0, set()
-        for m in self._param.finditer(raw):
-            names.add(m.group(1))
-            last_end = m.end()
+        names, last_end = self._complete(raw)
         pm = self._partial.search(raw, last_end)
         if pm is None or pm.group(2) != "true" or pm.group(1) in names:
             return None

@@ -14,11 +14,13 @@ one, and a prompt ending inside an open channel starts in reasoning.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext
+from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
     E_CALL_START,
@@ -68,21 +70,41 @@ def _skip_nested(text: str, i: int, opener: str, closer: str) -> tuple[int, int]
     return i, depth
 
 
+# A partial read's fields before the last one it started stay the same in any longer text:
+# the next, longer arguments of a stream chunk resume at that field.
+_last_fields = LastRead()
+
+
 def parse_fields(text: str, *, partial: bool = False) -> tuple[dict[str, Any], str | None]:
     """`key:value,...` as a dict, and the key of an unterminated trailing string value."""
+    if not partial:
+        fields, open_key, _, _ = _fields(text, False, 0, [])
+        return dict(fields), open_key
+    resumed = _last_fields.resumable(None, text)
+    at, done = (0, []) if resumed is None else (resumed[0], list(resumed[1]))
+    fields, open_key, last_start, complete = _fields(text, True, at, done)
+    _last_fields.keep(None, text[: last_start + 1], (last_start, fields[:complete]))
+    return dict(fields), open_key
+
+
+def _fields(
+    text: str, partial: bool, i: int, fields: list[tuple[str, Any]]
+) -> tuple[list[tuple[str, Any]], str | None, int, int]:
+    """Read fields from `i` on, after `fields`: all fields, the open string's key, where the
+    last field read started and how many fields came before it."""
+    last_start, complete = i, len(fields)
     if not text or not text.strip():
-        return {}, None
-    result: dict[str, Any] = {}
-    i, n = 0, len(text)
+        return fields, None, last_start, complete
+    n = len(text)
     while i < n:
+        last_start, complete = i, len(fields)
         while i < n and text[i] in " ,\n\t":
             i += 1
         if i >= n:
             break
         start = i
-        while i < n and text[i] != ":":
-            i += 1
-        if i >= n:
+        i = text.find(":", i)
+        if i == -1:
             break
         key = text[start:i].strip()
         if key.startswith(DELIM) and key.endswith(DELIM):
@@ -92,25 +114,26 @@ def parse_fields(text: str, *, partial: bool = False) -> tuple[dict[str, Any], s
             i += 1
         if i >= n:
             if not partial:
-                result[key] = ""
+                fields.append((key, ""))
             break
         if text.startswith(DELIM, i):
             i += len(DELIM)
             end = text.find(DELIM, i)
             if end == -1:
                 value = text[i:]
-                result[key] = strip_partial_delim(value) if partial else value
-                return result, key
-            result[key] = text[i:end]
+                fields.append((key, strip_partial_delim(value) if partial else value))
+                return fields, key, last_start, complete
+            fields.append((key, text[i:end]))
             i = end + len(DELIM)
         elif text[i] in "{[":
-            result[key], i = _nested_value(text, i)
+            value, i = _nested_value(text, i)
+            fields.append((key, value))
         else:
             raw, i = _bare_value(text, i, ",}]", partial)
             if raw is None:
                 break
-            result[key] = raw
-    return result, None
+            fields.append((key, raw))
+    return fields, None, last_start, complete
 
 
 def _nested_value(text: str, i: int) -> tuple[Any, int]:
@@ -123,11 +146,14 @@ def _nested_value(text: str, i: int) -> tuple[Any, int]:
     return (parse(text[sub:i], True) if depth > 0 else parse(text[sub : i - 1], False)), i
 
 
+_STOPS = {stops: re.compile("[" + re.escape(stops) + "]") for stops in (",}]", ",]")}
+
+
 def _bare_value(text: str, i: int, stops: str, partial: bool) -> tuple[str | None, int]:
     """The bare value from `i` up to one of `stops`, and its end (None: no value to take)."""
     start, n = i, len(text)
-    while i < n and text[i] not in stops:
-        i += 1
+    stop = _STOPS[stops].search(text, i)
+    i = n if stop is None else stop.start()
     if partial and i >= n:
         return None, i
     if i == start:
@@ -139,7 +165,7 @@ def _bare_value(text: str, i: int, stops: str, partial: bool) -> tuple[str | Non
 
 
 def _parse_object(text: str, partial: bool) -> dict[str, Any]:
-    return parse_fields(text, partial=partial)[0]
+    return dict(_fields(text, partial, 0, [])[0])
 
 
 def parse_array(text: str, partial: bool) -> list[Any]:
