@@ -11,7 +11,7 @@ import random
 import pytest
 from marker_texts import marker_text
 
-from tokenfront.parsers.engines import json_scan, param_walk, xml_args
+from tokenfront.parsers.engines import json_scan, param_walk, schema_types, xml_args
 from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
 from tokenfront.parsers.tools import deepseek_dsml, gemma4
 
@@ -228,3 +228,21 @@ def test_a_resumed_gemma4_field_read_equals_a_read_from_the_start() -> None:
             resumed = gemma4.parse_fields(prefix, partial=True), codec.open_value(prefix)
             gemma4._last_fields.found = None
             assert (gemma4.parse_fields(prefix, partial=True), codec.open_value(prefix)) == resumed
+
+
+def test_typing_with_remembered_values_equals_typing_afresh() -> None:
+    rng = random.Random(2309)
+    types = ["integer", "number", "boolean", "null", "string", ["integer", "string"], "object"]
+    texts = ["1", "1.5", "x", "true", "0", "null", "None", "{}", '{"a": 1}', "[1]", "", " 2 ", "1e999"]
+    for _ in range(300):
+        properties = {f"p{i}": {"type": rng.choice(types)} for i in range(6)}
+        tools = [{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": properties}}}]  # fmt: skip
+        args: dict[str, str] = {}
+        for _ in range(rng.randint(1, 12)):
+            args[f"p{rng.randrange(7)}"] = rng.choice(texts)
+            text = json.dumps(args)
+            remembered = schema_types.type_arguments(text, tools, "f")
+            fresh = json.loads(text)
+            changed = schema_types.coerce_object(fresh, properties)
+            assert remembered == (json.dumps(fresh, ensure_ascii=False) if changed else text)

@@ -63,6 +63,8 @@ class Walk:
 # A partial walk's ended parameters never change as the body grows: the next walk of a
 # longer body resumes after them (and where the scan of the open value paused).
 _last = LastRead()
+
+
 def _valid(name: str, names: frozenset[str] | None) -> bool:
     return names is None or name in names
 

@@ -120,48 +120,53 @@ def coerce_text(value: str, types: str | list[str]) -> Any:
     return parsed if is_finite_json(parsed) else value
 
 
-class _LastTexts(threading.local):
-    """Each property schema's last string value and what it became. A stream chunk types
-    its open call's arguments once per piece, every earlier value again unchanged."""
+class _TypedValues(threading.local):
+    """Each property schema's last string value and what it became, for the tools of the
+    last `type_arguments` call on this thread: a stream chunk types its open call's
+    arguments once per piece, the earlier values again unchanged."""
 
     def __init__(self) -> None:
-        self.by_schema: dict[int, tuple[dict[str, Any], str, Any]] = {}
+        self.tools: object = None
+        self.by_schema: dict[int, tuple[str, Any]] = {}
+
+    def of(self, tools: object) -> dict[int, tuple[str, Any]]:
+        if self.tools is not tools:  # another request: forget the last one's values
+            self.tools, self.by_schema = tools, {}
+        return self.by_schema
 
 
-_last_texts = _LastTexts()
+_typed_values = _TypedValues()
 _IMMUTABLE = (str, int, float, bool, type(None))
+Memo = dict[int, tuple[str, Any]]
 
 
-def _coerce_string(value: str, schema: dict[str, Any]) -> tuple[Any, bool]:
-    memo = _last_texts.by_schema
-    last = memo.get(id(schema))
-    if last is not None and last[0] is schema and last[1] == value:
-        coerced = last[2]
+def _coerce_string(value: str, schema: dict[str, Any], memo: Memo | None) -> tuple[Any, bool]:
+    last = memo.get(id(schema)) if memo is not None else None
+    if last is not None and last[0] == value:
+        coerced = last[1]
     else:
         coerced = coerce_text(value, schema_types(schema))
-        if isinstance(coerced, _IMMUTABLE):  # objects and arrays get typed in place later
-            if len(memo) >= 4096:
-                memo.clear()
-            memo[id(schema)] = (schema, value, value if coerced is value else coerced)
+        if memo is not None and isinstance(coerced, _IMMUTABLE):  # objects are typed in place
+            memo[id(schema)] = (value, value if coerced is value else coerced)
     if coerced is value or (isinstance(coerced, str) and coerced == value):
         return value, False
     return coerced, True
 
 
-def _coerce_value(value: Any, schema: dict[str, Any]) -> tuple[Any, bool]:
+def _coerce_value(value: Any, schema: dict[str, Any], memo: Memo | None) -> tuple[Any, bool]:
     if isinstance(value, str):
-        return _coerce_string(value, schema)
+        return _coerce_string(value, schema, memo)
     if isinstance(value, dict):
         nested = schema.get("properties")
         if isinstance(nested, dict):
-            return value, coerce_object(value, nested)
+            return value, coerce_object(value, nested, memo)
         return value, False
     if isinstance(value, list):
         items = schema.get("items")
         changed = False
         if isinstance(items, dict):
             for i, item in enumerate(value):
-                coerced, item_changed = _coerce_value(item, items)
+                coerced, item_changed = _coerce_value(item, items, memo)
                 if item_changed:
                     value[i] = coerced
                     changed = True
@@ -172,14 +177,17 @@ def _coerce_value(value: Any, schema: dict[str, Any]) -> tuple[Any, bool]:
     return value, False
 
 
-def coerce_object(args: dict[str, Any], properties: dict[str, Any]) -> bool:
-    """Coerce `args` in place by the `properties` schemas; whether anything changed."""
+def coerce_object(
+    args: dict[str, Any], properties: dict[str, Any], memo: Memo | None = None
+) -> bool:
+    """Coerce `args` in place by the `properties` schemas; whether anything changed.
+    `memo`: string values typed before, by schema (the schemas must outlive it)."""
     changed = False
     for key, value in args.items():
         prop = properties.get(key)
         if not isinstance(prop, dict):
             continue
-        coerced, value_changed = _coerce_value(value, prop)
+        coerced, value_changed = _coerce_value(value, prop, memo)
         if value_changed:
             args[key] = coerced
             changed = True
@@ -221,7 +229,7 @@ def type_arguments(args_json: str, tools: list[dict[str, Any]] | None, name: str
         return args_json
     if not isinstance(args, dict):
         return args_json
-    if coerce_object(args, properties):
+    if coerce_object(args, properties, _typed_values.of(tools)):
         return json.dumps(args, ensure_ascii=False)
     return args_json
 
