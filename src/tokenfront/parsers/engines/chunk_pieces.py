@@ -79,18 +79,47 @@ def same_effect(a: DeltaMessage | None, b: DeltaMessage | None) -> bool:
     return _effect(a) == _effect(b)
 
 
+# Prefixes are decoded from the start once per this many tokens (anchors); in between, from a
+# few tokens before the last anchor (the context a token's text may depend on: a word's
+# leading space, the bytes of a character split across tokens).
+_ANCHOR_EVERY = 128
+_CONTEXT = 4
+
+
 def token_pieces(tokenizer: Any, text: str, ids: Sequence[int]) -> list[Piece]:
     """`(text, [id])` per token of a chunk; a token that ends inside a character gets no
-    text (the character goes with the token that completes it), the last one any rest."""
+    text (the character goes with the token that completes it), the last one any rest.
+
+    Each token's text is what decoding the chunk up to it adds. Decoding every prefix is
+    quadratic in the chunk, so a prefix is read as the text of the last anchor plus what the
+    tokens since add to a few tokens of context before it. Every 128 tokens that reading
+    must equal the prefix decoded whole, else that stretch is decoded prefix by prefix; the
+    whole prefix becomes the next anchor unless it ends inside a character."""
+
+    def decode(start: int, end: int) -> str:
+        return str(tokenizer.decode(list(ids[start:end]), skip_special_tokens=False))
+
     pieces: list[Piece] = []
     shown = ""
-    for k, token in enumerate(ids):
-        upto = tokenizer.decode(list(ids[: k + 1]), skip_special_tokens=False)
-        if upto.endswith("\ufffd") or not text.startswith(upto):
-            pieces.append(("", [token]))
-            continue
-        pieces.append((upto[len(shown) :], [token]))
-        shown = upto
+    anchor, anchor_text = 0, ""  # an anchor's text never ends inside a character
+    start = 0
+    while start < len(ids):
+        end = min(len(ids), start + _ANCHOR_EVERY)
+        context = max(0, anchor - _CONTEXT)
+        before = decode(context, anchor)
+        uptos = [anchor_text + decode(context, k + 1)[len(before) :] for k in range(start, end)]
+        whole = decode(0, end)
+        if uptos[-1] != whole:
+            uptos = [decode(0, k + 1) for k in range(start, end)]
+        for k, upto in zip(range(start, end), uptos, strict=True):
+            if upto.endswith("\ufffd") or not text.startswith(upto):
+                pieces.append(("", [ids[k]]))
+                continue
+            pieces.append((upto[len(shown) :], [ids[k]]))
+            shown = upto
+        start = end
+        if not whole.endswith("\ufffd"):
+            anchor, anchor_text = end, whole
     if pieces:
         last_text, last_ids = pieces[-1]
         pieces[-1] = (last_text + text[len(shown) :], last_ids)
