@@ -230,19 +230,33 @@ def test_a_resumed_gemma4_field_read_equals_a_read_from_the_start() -> None:
             assert (gemma4.parse_fields(prefix, partial=True), codec.open_value(prefix)) == resumed
 
 
-def test_typing_with_remembered_values_equals_typing_afresh() -> None:
+def _typed_afresh(text: str, tools: list[dict[str, object]], properties: dict[str, object]) -> str:
+    try:
+        fresh = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(fresh, dict):
+        return text
+    changed = schema_types.coerce_object(fresh, properties)
+    return json.dumps(fresh, ensure_ascii=False) if changed else text
+
+
+def test_typing_resumed_after_typed_members_equals_typing_afresh() -> None:
     rng = random.Random(2309)
     types = ["integer", "number", "boolean", "null", "string", ["integer", "string"], "object"]
-    texts = ["1", "1.5", "x", "true", "0", "null", "None", "{}", '{"a": 1}', "[1]", "", " 2 ", "1e999"]
-    for _ in range(300):
+    values = ["1", "1.5", "x", "true", "0", "null", "None", "{}", '{"a": 1}', "[1]", "", " 2 "]
+    raw = ['"1"', "2", '{"n": "3"}', "[1, 2]", '"a,b"', '"}"', "null", '"\\""']
+    for _ in range(200):
         properties = {f"p{i}": {"type": rng.choice(types)} for i in range(6)}
+        properties["p5"] = {"type": "object", "properties": {"n": {"type": "integer"}}}
         tools = [{"type": "function", "function": {"name": "f", "parameters": {
             "type": "object", "properties": properties}}}]  # fmt: skip
-        args: dict[str, str] = {}
-        for _ in range(rng.randint(1, 12)):
-            args[f"p{rng.randrange(7)}"] = rng.choice(texts)
-            text = json.dumps(args)
-            remembered = schema_types.type_arguments(text, tools, "f")
-            fresh = json.loads(text)
-            changed = schema_types.coerce_object(fresh, properties)
-            assert remembered == (json.dumps(fresh, ensure_ascii=False) if changed else text)
+        members = []
+        for _ in range(rng.randint(1, 10)):
+            value = json.dumps(rng.choice(values)) if rng.random() < 0.6 else rng.choice(raw)
+            members.append(f'"p{rng.randrange(7)}"{rng.choice([":", ": ", " : "])}{value}')
+        text = "{" + rng.choice([",", ", ", " ,\n"]).join(members) + rng.choice(["}", " }", ",}"])
+        for prefix in _growing(rng, text):
+            for candidate in (prefix, prefix + "}", prefix + '"}'):
+                expected = _typed_afresh(candidate, tools, properties)
+                assert schema_types.type_arguments(candidate, tools, "f") == expected, candidate

@@ -25,14 +25,32 @@ def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
     is a string of a key whose schema only allows strings (`string_keys`; None: any key), whose
     open content then streams. Also tells whether the prefix stops in such a string.
     """
-    resumed = _last_scan.resumable(None, text)
+    last_colon, last_key, _ = top_level_members(text, _last_scan)
+    if last_colon < 0:
+        return "", False
+    end = last_colon + 1
+    while end < len(text) and text[end] in _JSON_WS:
+        end += 1
+    if end >= len(text) or text[end] != '"':
+        return text[:end], False
+    if string_keys is not None and last_key not in string_keys:
+        return text[:end], False
+    close = _string_end(text, end + 1)
+    return (text if close < 0 else text[:close]), True
+
+
+def top_level_members(text: str, last: LastRead) -> tuple[int, str | None, int]:
+    """Where a (partial) JSON object's last top-level key ends (its colon; -1: none), that
+    key's text, and the offset after its last top-level comma (0: none). Resumes at the
+    last comma of the text `last` kept when `text` starts with it, and keeps its own."""
+    resumed = last.resumable(None, text)
     if resumed is not None:
-        begin, depth = len(_last_scan.text), 1
+        begin, depth = len(last.text), 1
         last_colon, last_key, pending = resumed
     else:
         begin, depth = 0, 0
         last_colon, last_key, pending = -1, None, None
-    checkpoint = 0
+    checkpoint = begin if resumed is not None else 0
     state = resumed
     i = begin
     while (found := _STRUCTURE.search(text, i)) is not None:
@@ -56,19 +74,9 @@ def stable_prefix(text: str, string_keys: list[str] | None) -> tuple[str, bool]:
                 last_colon, last_key, pending = at, pending, None
             else:
                 checkpoint, state = i, (last_colon, last_key, pending)
-    if checkpoint:
-        _last_scan.keep(None, text[:checkpoint], state)
-    if last_colon < 0:
-        return "", False
-    end = last_colon + 1
-    while end < len(text) and text[end] in _JSON_WS:
-        end += 1
-    if end >= len(text) or text[end] != '"':
-        return text[:end], False
-    if string_keys is not None and last_key not in string_keys:
-        return text[:end], False
-    close = _string_end(text, end + 1)
-    return (text if close < 0 else text[:close]), True
+    if checkpoint > begin:
+        last.keep(None, text[:checkpoint], state)
+    return last_colon, last_key, checkpoint
 
 
 def _string_end(text: str, at: int) -> int:

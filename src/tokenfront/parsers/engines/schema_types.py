@@ -11,6 +11,9 @@ import math
 import threading
 from typing import Any
 
+from tokenfront.parsers.engines.json_scan import top_level_members
+from tokenfront.parsers.engines.last_read import LastRead
+
 _ALIASES = {
     "str": "string", "text": "string", "varchar": "string", "char": "string", "enum": "string",
     "int": "integer", "int32": "integer", "int64": "integer", "uint": "integer",
@@ -136,6 +139,10 @@ class _TypedValues(threading.local):
 
 
 _typed_values = _TypedValues()
+# type_arguments: the typed members before the last top-level comma of the last arguments
+# (by the tool's properties), and the scan that finds that comma.
+_typed_members = LastRead()
+_typed_scan = LastRead()
 _IMMUTABLE = (str, int, float, bool, type(None))
 Memo = dict[int, tuple[str, Any]]
 
@@ -223,15 +230,53 @@ def type_arguments(args_json: str, tools: list[dict[str, Any]] | None, name: str
     properties = tool_properties(tools, name)
     if not properties:
         return args_json
+    memo = _typed_values.of(tools)
+    boundary = top_level_members(args_json, _typed_scan)[2]
+    prior = _typed_members.resumable(properties, args_json)
+    start = len(_typed_members.text) if prior is not None else 0
+    rest = args_json[start:]
+    if prior is not None and rest.lstrip().startswith("}"):
+        return args_json  # a comma before the closing brace: not JSON
+    pairs: list[list[tuple[str, Any]]] = []  # every object's members; the outermost last
+
+    def members(found: list[tuple[str, Any]]) -> dict[str, Any]:
+        pairs.append(found)
+        return dict(found)
+
     try:
-        args = json.loads(args_json)
+        args = json.loads(rest if prior is None else "{" + rest, object_pairs_hook=members)
     except ValueError:
         return args_json
     if not isinstance(args, dict):
         return args_json
-    if coerce_object(args, properties, _typed_values.of(tools)):
-        return json.dumps(args, ensure_ascii=False)
-    return args_json
+    typed, changed = _typed(args, properties, memo)
+    if prior is not None:  # the members before: a later one of the same key wins
+        changed = (prior[1] - typed.keys()) | changed
+        typed = {**prior[0], **typed}
+    if boundary > start and pairs:
+        last_key = pairs[-1][-1][0] if pairs[-1] else None
+        if last_key is not None and sum(1 for key, _ in pairs[-1] if key == last_key) == 1 and (
+            prior is None or last_key not in prior[0]
+        ):
+            kept = dict(typed)
+            del kept[last_key]
+            _typed_members.keep(properties, args_json[:boundary], (kept, changed - {last_key}))
+    return json.dumps(typed, ensure_ascii=False) if changed else args_json
+
+
+def _typed(
+    args: dict[str, Any], properties: dict[str, Any], memo: Memo
+) -> tuple[dict[str, Any], set[str]]:
+    """`args` typed in place by the `properties` schemas, and the keys whose value moved."""
+    changed: set[str] = set()
+    for key, value in args.items():
+        prop = properties.get(key)
+        if isinstance(prop, dict):
+            coerced, moved = _coerce_value(value, prop, memo)
+            if moved:
+                args[key] = coerced
+                changed.add(key)
+    return args, changed
 
 
 def streamable_string_keys(properties: Any) -> list[str] | None:
