@@ -253,11 +253,11 @@ def type_arguments(args_json: str, tools: list[dict[str, Any]] | None, name: str
     if prior is not None:  # the members before: a later one of the same key wins
         changed = (prior[1] - typed.keys()) | changed
         typed = {**prior[0], **typed}
-    if boundary > start and pairs:
-        last_key = pairs[-1][-1][0] if pairs[-1] else None
-        if last_key is not None and sum(1 for key, _ in pairs[-1] if key == last_key) == 1 and (
-            prior is None or last_key not in prior[0]
-        ):
+    if boundary > start and args:
+        # The members before the new last comma: all but the last one, unless its key came
+        # earlier (a dict keeps a key where it first came, so the last key is last only then).
+        last_key = pairs[-1][-1][0]
+        if next(reversed(args)) == last_key and (prior is None or last_key not in prior[0]):
             kept = dict(typed)
             del kept[last_key]
             _typed_members.keep(properties, args_json[:boundary], (kept, changed - {last_key}))

@@ -190,15 +190,13 @@ class KeyValueCodec:
             gaps.append(raw[pos : pair.start])
             pos = pair.end
         _last_pairs.keep(self, raw, (params, gaps, pos))
-        params, gaps = dict(params), list(gaps)
         open_key = None
         if partial:
-            gaps.append(raw[pos:])
-            found = self._scan.open_pair("".join(gaps))
+            found = self._scan.open_pair("".join(gaps) + raw[pos:])
             if found:
                 key = found.key.strip()
                 if key:
-                    params[key] = found.value
+                    params = {**params, key: found.value}  # the kept pairs stay as found
                     open_key = key
         return params, open_key
 
