@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 import xml_support
-from json_support import context, pipeline
+from json_support import context, pipeline, tool
 
-from tokenfront.parsers.engines import json_array, param_walk, xml_args, xml_params
+from tokenfront.parsers.engines import json_array, object_text, param_walk, xml_args, xml_params
 
 GLM_CALL = (
     "<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>Beijing</arg_value>"
@@ -117,3 +117,51 @@ def test_one_chunk_of_many_key_value_pairs_scans_each_pair_a_bounded_number_of_t
     arguments = _one_chunk("glm45", "synthetic-multi", f"<tool_call>get_time\n{pairs}</tool_call>")
     assert json.loads(arguments) == {f"p{i}": f"v{i}" for i in range(300)}
     assert scanned[0] < 50 * 300  # from the start each time: about 300 x 3,000
+
+
+def _count_encoded_members(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Members encoded: dict members `json.dumps` writes plus `object_text.member_text` calls."""
+    encoded = [0]
+    dumps, member = json.dumps, object_text.member_text
+
+    def counted_dumps(obj: Any, *args: Any, **kwargs: Any) -> str:
+        if isinstance(obj, dict):
+            encoded[0] += len(obj)
+        return dumps(obj, *args, **kwargs)
+
+    def counted_member(key: str, value: Any) -> str:
+        encoded[0] += 1
+        return member(key, value)
+
+    monkeypatch.setattr(json, "dumps", counted_dumps)
+    monkeypatch.setattr(object_text, "member_text", counted_member)
+    return encoded
+
+
+@pytest.mark.parametrize("typed", [False, True], ids=["strings", "typed-integers"])
+def test_one_chunk_of_many_parameters_encodes_each_value_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch, typed: bool
+) -> None:
+    # the arguments' JSON text was written whole once per lexer piece: about 300 x 1,500
+    encoded = _count_encoded_members(monkeypatch)
+    params = "".join(f"<parameter=p{i}>\n{i}\n</parameter>\n" for i in range(300))
+    text = f"<tool_call>\n<function=get_time>\n{params}</function>\n</tool_call>"
+    properties = {f"p{i}": {"type": "integer"} for i in range(300)} if typed else None
+    parser = pipeline("qwen3_coder", "qwen3")
+    ids = xml_support.tokenizer("qwen3").encode(text, add_special_tokens=False)
+    ctx = context([tool("get_time", properties)])
+    delta, _ = parser.stream(None, text, ids, ctx, finished=True)
+    assert delta is not None
+    arguments = json.loads("".join(tc.arguments or "" for tc in delta.tool_calls))
+    assert arguments == {f"p{i}": i if typed else str(i) for i in range(300)}
+    assert encoded[0] < 30 * 300
+
+
+def test_one_chunk_of_many_key_value_pairs_encodes_each_value_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encoded = _count_encoded_members(monkeypatch)
+    pairs = "".join(f"<arg_key>p{i}</arg_key>\n<arg_value>v{i}</arg_value>\n" for i in range(300))
+    arguments = _one_chunk("glm45", "synthetic-multi", f"<tool_call>get_time\n{pairs}</tool_call>")
+    assert json.loads(arguments) == {f"p{i}": f"v{i}" for i in range(300)}
+    assert encoded[0] < 30 * 300

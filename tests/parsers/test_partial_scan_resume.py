@@ -12,8 +12,9 @@ import pytest
 from marker_texts import marker_text
 
 from tokenfront.parsers.engines import json_scan, param_walk, schema_types, xml_args
+from tokenfront.parsers.engines.object_text import ObjectText
 from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
-from tokenfront.parsers.tools import deepseek_dsml, gemma4
+from tokenfront.parsers.tools import deepseek_dsml, gemma4, mimo
 
 PARAM_SPINE = ("<parameter=a>", "\nvalue\n", "</parameter>", "\n", "<parameter=b>", "x", "</parameter>")
 PARAM_ALPHABET = (
@@ -25,7 +26,7 @@ JSON_ALPHABET = ("{", "}", "[", "]", '"', "\\", '\\"', ",", ", ", ":", ": ", "1"
 
 
 def _fresh_walk(body: str, names: frozenset[str] | None) -> param_walk.Walk:
-    return param_walk._walk(body, names, False, [], {}, 0)[0]
+    return param_walk._walk(body, names, False, [], ObjectText(), 0)[0]
 
 
 def _fresh_prefix(text: str, keys: list[str] | None) -> tuple[str, bool]:
@@ -103,6 +104,12 @@ def test_a_resumed_walk_converts_like_a_walk_from_the_start() -> None:
             resumed = codec.convert(prefix, True), codec.open_value(prefix)
             param_walk._last.found = None
             assert (codec.convert(prefix, True), codec.open_value(prefix)) == resumed, prefix
+            walk = _fresh_walk(prefix, None)
+            expected = dict(walk.closed_values.values)
+            last = walk.params[-1] if walk.params else None
+            if last is not None and not last.closed and last.name:
+                expected[last.name] = param_walk.trim_value(last.value)
+            assert resumed[0] == json.dumps(expected, ensure_ascii=False), prefix
 
 
 def test_the_walk_of_a_complete_body_ignores_the_last_partial_walk() -> None:
@@ -161,8 +168,10 @@ def test_a_resumed_key_value_parse_equals_a_parse_from_the_start() -> None:
         for prefix in _growing(rng, text):
             partial = rng.random() < 0.8
             resumed = codec._parse(prefix, partial)
+            text = codec.convert(prefix, partial)
             xml_args._last_pairs.found = None
             assert codec._parse(prefix, partial) == resumed, prefix
+            assert text == json.dumps(resumed[0], ensure_ascii=False), prefix
 
 
 def test_a_resumed_named_parse_equals_the_patterns_matches() -> None:
@@ -183,8 +192,39 @@ def test_a_resumed_named_parse_equals_the_patterns_matches() -> None:
             else:
                 want_open = None
             assert params == expected, prefix
+            assert codec.convert(prefix, True) == json.dumps(expected, ensure_ascii=False), prefix
             assert (open_match and (open_match.string, open_match.span())) == (
                 want_open and (rest, want_open.span())
+            ), prefix
+
+
+EQUALS_SPINE = ("<parameter=a>", "\nv\n", "</parameter>", "\n", "<parameter=b>", "w", "</parameter>")
+EQUALS_ALPHABET = (
+    "<parameter=a>", "<parameter=b>", "< parameter = c >", "<parameter=", "</parameter>",
+    "</ parameter >", "</param", "<", ">", "\n", " ", "v", "<function=f>",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("codec", [xml_args.EqualsParamCodec(), mimo.VerbatimEqualsParamCodec()])
+def test_a_resumed_equals_parse_equals_the_patterns_matches(
+    codec: xml_args.EqualsParamCodec,
+) -> None:
+    rng = random.Random(2413)
+    for _ in range(600):
+        text = marker_text(rng, EQUALS_SPINE, EQUALS_ALPHABET, 30)
+        for prefix in _growing(rng, text):
+            expected = {}
+            for m in codec._param.finditer(prefix):
+                expected[m.group(1)] = codec._trim(m.group(2))
+            closed = dict(expected)
+            want_open = codec._open.search(codec._param.sub("", prefix))
+            if want_open is not None:
+                expected[want_open.group(1)] = codec._trim(want_open.group(2))
+            assert codec.convert(prefix, False) == json.dumps(closed, ensure_ascii=False), prefix
+            assert codec.convert(prefix, True) == json.dumps(expected, ensure_ascii=False), prefix
+            state = codec.open_value(prefix)
+            assert (state is not None) == (
+                want_open is not None and want_open.group(1) not in closed
             ), prefix
 
 

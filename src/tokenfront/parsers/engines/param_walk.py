@@ -24,11 +24,10 @@ values read so far only ever grow.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
 
 from tokenfront.parsers.engines.last_read import LastRead
+from tokenfront.parsers.engines.object_text import ObjectText
 from tokenfront.parsers.engines.xml_args import EqualsParamCodec, OpenValue, _end_window
 
 PARAM_START = "<parameter="
@@ -56,8 +55,8 @@ class Walk:
     # Literal `<tool_call>` / `<function=` in the open value not closed again.
     nested_markup: bool
     # The ended parameters' trimmed values by name, in first-seen order (a repeated name
-    # keeps its first position and its last value).
-    closed_values: dict[str, str]
+    # keeps its first position and its last value), with their JSON text.
+    closed_values: ObjectText
 
 
 # A partial walk's ended parameters never change as the body grows: the next walk of a
@@ -106,7 +105,7 @@ def _value_end(
     value_start: int,
     current: str,
     names: frozenset[str] | None,
-    seen: dict[str, str],
+    seen: ObjectText,
     final: bool,
     paused: tuple[int, int] | None = None,
 ) -> tuple[str, int, int, tuple[int, int]]:
@@ -163,16 +162,16 @@ def walk_params(body: str, names: frozenset[str] | None, final: bool) -> Walk:
     is complete (its end closes an undecided value), else it may still grow.
     """
     if final:
-        return _walk(body, names, True, [], {}, 0)[0]
+        return _walk(body, names, True, [], ObjectText(), 0)[0]
     resumed = _last.resumable(names, body)
     if resumed is None:
-        found = _walk(body, names, False, [], {}, 0)
+        found = _walk(body, names, False, [], ObjectText(), 0)
     elif len(body) == len(_last.text):
         return resumed[0]
     else:
         walk, closed, resume, paused = resumed
         found = _walk(
-            body, names, False, walk.params[:closed], dict(walk.closed_values), resume, paused
+            body, names, False, walk.params[:closed], walk.closed_values.copy(), resume, paused
         )
     _last.keep(names, body, found)
     return found[0]
@@ -183,7 +182,7 @@ def _walk(
     names: frozenset[str] | None,
     final: bool,
     params: list[Param],
-    closed_values: dict[str, str],
+    closed_values: ObjectText,
     pos: int,
     paused: tuple[int, int] | None = None,
 ) -> tuple[Walk, int, int, tuple[int, int] | None]:
@@ -235,11 +234,10 @@ class NestedParamCodec(EqualsParamCodec):
 
     def convert(self, raw: str, partial: bool, names: frozenset[str] | None = None) -> str:
         walk = walk_params(raw, names, final=not partial)
-        params: dict[str, Any] = walk.closed_values
         last = walk.params[-1] if walk.params else None
         if partial and last is not None and not last.closed and last.name:
-            params = {**params, last.name: trim_value(last.value)}
-        return json.dumps(params, ensure_ascii=False)
+            return walk.closed_values.text((last.name, trim_value(last.value)))
+        return walk.closed_values.text()
 
     def open_value(self, raw: str, names: frozenset[str] | None = None) -> OpenValue | None:
         walk = walk_params(raw, names, final=False)

@@ -13,6 +13,7 @@ from typing import Any
 
 from tokenfront.parsers.engines.json_scan import top_level_members
 from tokenfront.parsers.engines.last_read import LastRead
+from tokenfront.parsers.engines.object_text import ObjectText
 
 _ALIASES = {
     "str": "string", "text": "string", "varchar": "string", "char": "string", "enum": "string",
@@ -250,18 +251,20 @@ def type_arguments(args_json: str, tools: list[dict[str, Any]] | None, name: str
     if not isinstance(args, dict):
         return args_json
     typed, changed = _typed(args, properties, memo)
+    result = ObjectText() if prior is None else prior[0].copy()
     if prior is not None:  # the members before: a later one of the same key wins
         changed = (prior[1] - typed.keys()) | changed
-        typed = {**prior[0], **typed}
+    for key, value in typed.items():
+        result[key] = value
     if boundary > start and args:
         # The members before the new last comma: all but the last one, unless its key came
         # earlier (a dict keeps a key where it first came, so the last key is last only then).
         last_key = pairs[-1][-1][0]
         if next(reversed(args)) == last_key and (prior is None or last_key not in prior[0]):
-            kept = dict(typed)
-            del kept[last_key]
+            kept = result.copy()
+            kept.pop_last()
             _typed_members.keep(properties, args_json[:boundary], (kept, changed - {last_key}))
-    return json.dumps(typed, ensure_ascii=False) if changed else args_json
+    return result.text() if changed else args_json
 
 
 def _typed(

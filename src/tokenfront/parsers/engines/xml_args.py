@@ -18,16 +18,13 @@ from typing import Any, NamedTuple, Protocol
 import regex
 
 from tokenfront.parsers.engines.last_read import LastRead
+from tokenfront.parsers.engines.object_text import ObjectText, member_text, object_text
 
 OpenValue = dict[str, Any]
 
 
 def _escape(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)[1:-1]
-
-
-def _dump(params: dict[str, Any]) -> str:
-    return json.dumps(params, ensure_ascii=False)
 
 
 def _end_window(text: str, value_end: regex.Pattern[str]) -> str:
@@ -108,6 +105,9 @@ class ArgCodec(Protocol):
     def extend(self, state: OpenValue, delta: str) -> str | None: ...
 
 
+_last_equals = LastRead()  # EqualsParamCodec's matches: (params, gaps, end of the last)
+
+
 class EqualsParamCodec:
     """`<parameter=NAME>VALUE</parameter>` (Qwen3-Coder, Seed-OSS); one wrapping newline trimmed."""
 
@@ -126,22 +126,36 @@ class EqualsParamCodec:
             value = value[:-1]
         return value
 
-    def convert(self, raw: str, partial: bool) -> str:
-        params: dict[str, Any] = {}
-        for m in self._param.finditer(raw):
+    def _read(self, raw: str) -> tuple[ObjectText, regex.Match[str] | None]:
+        """`_param.finditer(raw)`'s parameters (values trimmed), and `_open` searched in what
+        `_param.sub("", raw)` leaves."""
+        # A match attempt that reads to the end of the text is followed by no match (a later
+        # `<parameter=` would have ended its value), so the matches of a text are found again,
+        # the same, in any longer text: a stream chunk's longer arguments resume after them.
+        resumed = _last_equals.resumable(self, raw)
+        if resumed is None:
+            params, gaps, end = ObjectText(), [], 0
+        else:
+            params, gaps, end = resumed[0].copy(), list(resumed[1]), resumed[2]
+        for m in self._param.finditer(raw, end):
             params[m.group(1)] = self._trim(m.group(2))
-        if partial:
-            m = self._open.search(self._param.sub("", raw))
-            if m and m.group(1):
-                params[m.group(1)] = self._trim(m.group(2))
-        return _dump(params)
+            gaps.append(raw[end : m.start()])
+            end = m.end()
+        _last_equals.keep(self, raw, (params, gaps, end))
+        return params, self._open.search("".join(gaps) + raw[end:])
+
+    def convert(self, raw: str, partial: bool) -> str:
+        params, m = self._read(raw)
+        if partial and m is not None:
+            return params.text((m.group(1), self._trim(m.group(2))))
+        return params.text()
 
     def open_value(self, raw: str) -> OpenValue | None:
-        m = self._open.search(self._param.sub("", raw))
+        params, m = self._read(raw)
         if m is None:
             return None
         name, value = m.group(1), m.group(2)
-        if any(done.group(1) == name for done in self._param.finditer(raw)):
+        if name in params:
             return None  # a repeated key keeps its first position
         held = "\n" if value.endswith("\n") and value != "\n" else ""
         return {"window": _end_window(value, self._value_end), "started": bool(value), "held": held}
@@ -176,32 +190,36 @@ class KeyValueCodec:
     _close = "</arg_value>"
     _scan = PairScanner("<arg_key>", "</arg_key>", "<arg_value>", _close, regex.compile(r"\s*"))
 
-    def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], str | None]:
+    def _read(self, raw: str, partial: bool) -> tuple[ObjectText, tuple[str, str] | None]:
+        """The closed pairs, and (key, value) of an open last pair when `partial`."""
         # A pair found in a text is found again, the same, in any longer text that starts
         # with it (an earlier key end it skipped had no `<arg_value>` after it), so a stream
         # chunk's next, longer arguments resume after the pairs of the previous ones.
         resumed = _last_pairs.resumable(self, raw)
         if resumed is None:
-            params, gaps, pos = {}, [], 0  # gaps: what removing the pairs leaves
+            params, gaps, pos = ObjectText(), [], 0  # gaps: what removing the pairs leaves
         else:
-            params, gaps, pos = dict(resumed[0]), list(resumed[1]), resumed[2]
+            params, gaps, pos = resumed[0].copy(), list(resumed[1]), resumed[2]
         for pair in self._scan.pairs(raw, pos):
             params[pair.key.strip()] = pair.value
             gaps.append(raw[pos : pair.start])
             pos = pair.end
         _last_pairs.keep(self, raw, (params, gaps, pos))
-        open_key = None
         if partial:
             found = self._scan.open_pair("".join(gaps) + raw[pos:])
-            if found:
-                key = found.key.strip()
-                if key:
-                    params = {**params, key: found.value}  # the kept pairs stay as found
-                    open_key = key
-        return params, open_key
+            if found and found.key.strip():
+                return params, (found.key.strip(), found.value)
+        return params, None
+
+    def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], str | None]:
+        params, last = self._read(raw, partial)
+        if last is None:
+            return params.values, None
+        return {**params.values, last[0]: last[1]}, last[0]  # the kept pairs stay as found
 
     def convert(self, raw: str, partial: bool) -> str:
-        return _dump(self._parse(raw, partial)[0])
+        params, last = self._read(raw, partial)
+        return params.text(last)
 
     def open_value(self, raw: str) -> OpenValue | None:
         params, open_key = self._parse(raw, True)
@@ -219,10 +237,12 @@ class KeyValueCodec:
 
 @dataclass
 class _Found:
-    """`NamedParamCodec`'s matches in a text: (name, value) of those with a name, the text
-    before each, where each ends, and how many named ones precede each match end."""
+    """`NamedParamCodec`'s matches in a text: (name, value) of those with a name and
+    (name, member text) of each, the text before each match, where each ends, and how many
+    named ones precede each match end."""
 
     named: list[tuple[str, str]]
+    members: list[tuple[str, str]]
     gaps: list[str]
     ends: list[int]
     named_count: list[int] = field(default_factory=lambda: [0])
@@ -257,17 +277,19 @@ class NamedParamCodec:
     def _param_name(m: regex.Match[str]) -> str:
         return (m.group("dq_name") or m.group("sq_name") or m.group("bare_name") or "").strip()
 
-    def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], regex.Match[str] | None]:
+    def _read(self, raw: str, partial: bool) -> tuple[_Found, regex.Match[str] | None]:
+        """The matches, and when `partial` the open last parameter's match (with a name)."""
         found = self._params(raw)
+        if not partial:
+            return found, None
+        m = self._open.search("".join(found.gaps) + raw[found.end :])
+        return found, m if m and self._param_name(m) else None
+
+    def _parse(self, raw: str, partial: bool) -> tuple[dict[str, Any], regex.Match[str] | None]:
+        found, open_match = self._read(raw, partial)
         params: dict[str, Any] = dict(found.named)
-        open_match = None
-        if partial:
-            m = self._open.search("".join(found.gaps) + raw[found.end :])
-            if m:
-                name = self._param_name(m)
-                if name:
-                    params[name] = m.group("value")
-                    open_match = m
+        if open_match is not None:
+            params[self._param_name(open_match)] = open_match.group("value")
         return params, open_match
 
     def _params(self, raw: str) -> _Found:
@@ -276,16 +298,20 @@ class NamedParamCodec:
         found in a text `raw` starts with."""
         old = _last_named.resumable(self, raw)
         if old is None:
-            found = _Found([], [], [])
+            found = _Found([], [], [], [])
         else:
             kept = bisect.bisect_right(old.ends, self._stable_end(_last_named.text))
-            found = _Found(old.named[: old.named_count[kept]], old.gaps[:kept], old.ends[:kept])
+            named = old.named_count[kept]
+            found = _Found(
+                old.named[:named], old.members[:named], old.gaps[:kept], old.ends[:kept]
+            )
             found.named_count[:] = old.named_count[: kept + 1]
         end = found.end
         for m in self._param.finditer(raw, end):
             name = self._param_name(m)
             if name:
                 found.named.append((name, m.group("value")))
+                found.members.append((name, member_text(name, m.group("value"))))
             found.gaps.append(raw[end : m.start()])
             end = m.end()
             found.ends.append(end)
@@ -317,7 +343,12 @@ class NamedParamCodec:
     def convert(self, raw: str, partial: bool) -> str:
         # A last parameter left without `</parameter>` keeps its value when the call closes
         # too (vLLM's test_minimax_m2.py; vLLM 0.33.0 drops it: docs/deviations.md).
-        return _dump(self._parse(raw, True)[0])
+        found, open_match = self._read(raw, True)
+        members = dict(found.members)  # a repeated name keeps its place and its last value
+        if open_match is not None:
+            name = self._param_name(open_match)
+            members[name] = member_text(name, open_match.group("value"))
+        return object_text(members.values())
 
     def open_value(self, raw: str) -> OpenValue | None:
         params, m = self._parse(raw, True)

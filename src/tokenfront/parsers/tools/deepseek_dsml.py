@@ -25,6 +25,7 @@ import regex
 
 from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.engines.last_read import LastRead
+from tokenfront.parsers.engines.object_text import ObjectText
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_params import (
     E_CALL_END,
@@ -165,13 +166,13 @@ class DsmlParamCodec:
         self._param = regex.compile(rf"{head}(.*?)(?:{close}|(?={start}\s+name=))", regex.DOTALL)
         self._partial = regex.compile(rf"{head}(.*)$", regex.DOTALL)
 
-    def _complete(self, raw: str) -> tuple[dict[str, object], int]:
+    def _complete(self, raw: str) -> tuple[ObjectText, int]:
         """The values of the parameters `raw` closes, and where the last ends. A match found
         in a text is found again in any longer text that starts with it (an attempt that
         read to the end of the text is followed by no match), so a stream chunk's longer
         arguments resume after the previous matches."""
         resumed = _last_params.resumable(self, raw)
-        params, last_end = ({}, 0) if resumed is None else (dict(resumed[0]), resumed[1])
+        params, last_end = (ObjectText(), 0) if resumed is None else (resumed[0].copy(), resumed[1])
         for m in self._param.finditer(raw, last_end):
             name, is_str, value = m.group(1), m.group(2), m.group(3)
             if is_str == "true":
@@ -183,20 +184,21 @@ class DsmlParamCodec:
                     params[name] = value
             last_end = m.end()
         _last_params.keep(self, raw, (params, last_end))
-        return dict(params), last_end
+        return params, last_end  # kept for the next text: not to be changed
 
     def convert(self, raw: str, partial: bool) -> str:
         params, last_end = self._complete(raw)
+        last: tuple[str, object] | None = None
         if partial:
             pm = self._partial.search(raw, last_end)
             if pm:
                 name, is_str, value = pm.group(1), pm.group(2), pm.group(3)
                 if is_str == "true":
-                    params[name] = value
+                    last = (name, value)
                 else:
                     with contextlib.suppress(ValueError):
-                        params[name] = loads_finite(value)
-        return json.dumps(params, ensure_ascii=False)
+                        last = (name, loads_finite(value))
+        return params.text(last)
 
     def open_value(self, raw: str) -> None:
         return None

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import json
+import threading
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from tokenfront.parsers.engines.schema_types import schema_types, tool_properties
@@ -44,7 +46,7 @@ def _python_literal(text: str, want: set[str]) -> Any:
 def _fixed_value(value: Any, schema: Any) -> tuple[Any, bool]:
     if not isinstance(value, str) or not isinstance(schema, dict):
         return value, False
-    want = {t.strip().lower() for t in schema_types(schema)}
+    want = _wanted(schema)
     if value.strip() == "None" and "null" in want:
         return None, True
     if want & {"object", "array"} and "string" not in want:
@@ -61,18 +63,56 @@ def _fixed_value(value: Any, schema: Any) -> tuple[Any, bool]:
     return value, False
 
 
+class _FixableKeys(threading.local):
+    """The keys of the last properties on this thread whose values `_fixed_value` can move:
+    a stream chunk converts its open call's arguments once per piece."""
+
+    def __init__(self) -> None:
+        self.properties: object = None
+        self.keys: list[str] = []
+
+    def of(self, properties: dict[str, Any]) -> list[str]:
+        if self.properties is not properties:
+            self.properties, self.keys = properties, [
+                key for key, schema in properties.items() if _can_move(schema)
+            ]
+        return self.keys
+
+
+_fixable_keys = _FixableKeys()
+
+
+def _wanted(schema: dict[str, Any]) -> set[str]:
+    return {t.strip().lower() for t in schema_types(schema)}
+
+
+def _can_move(schema: Any) -> bool:
+    """Whether `_fixed_value` can move a value of this schema."""
+    if not isinstance(schema, dict):
+        return False
+    want = _wanted(schema)
+    return "null" in want or bool(want & {"object", "array"}) and "string" not in want
+
+
 def fix_qwen3_values(args_json: str, tools: list[dict[str, Any]] | None, name: str) -> str:
     """Apply the test-asserted typing to a converted arguments object (text unchanged if none)."""
     if not tools or not name or "None" not in args_json and "'" not in args_json and (
         '\\"' not in args_json
     ):
         return args_json
+    properties = tool_properties(tools, name)
+    if not isinstance(properties, dict):
+        return args_json
+    # No value moves unless a key that can move is in the text (as any string of it).
+    if not any(
+        encode_basestring(key) in args_json for key in _fixable_keys.of(properties)
+    ):
+        return args_json
     try:
         args = json.loads(args_json)
     except ValueError:
         return args_json
-    properties = tool_properties(tools, name)
-    if not isinstance(args, dict) or not isinstance(properties, dict):
+    if not isinstance(args, dict):
         return args_json
     changed = False
     for key, value in args.items():
