@@ -8,7 +8,10 @@ longer text that starts with it resumes after them instead of reading everything
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 
 class LastRead(threading.local):
@@ -21,9 +24,31 @@ class LastRead(threading.local):
 
     def resumable(self, reader: object, text: str) -> Any:
         """What `reader` found in an earlier text that `text` starts with, else None."""
-        if self.found is not None and self.reader == reader and text.startswith(self.text):
+        if (
+            self.found is not None
+            and (self.reader is reader or self.reader == reader)
+            and text.startswith(self.text)
+        ):
             return self.found
         return None
 
     def keep(self, reader: object, text: str, found: Any) -> None:
         self.reader, self.text, self.found = reader, text, found
+
+
+_NOTHING = object()
+
+
+class LastDerived(threading.local, Generic[T]):
+    """What `derive` made of the last object passed on this thread (a request's tools or a
+    tool's properties), made again only for another object: a stream chunk asks once per piece."""
+
+    def __init__(self, derive: Callable[[Any], T]) -> None:
+        self.derive = derive
+        self.source: object = _NOTHING
+        self.value: T | None = None
+
+    def of(self, source: object) -> T:
+        if self.source is not source:
+            self.source, self.value = source, self.derive(source)
+        return self.value  # type: ignore[return-value]

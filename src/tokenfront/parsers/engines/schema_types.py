@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from typing import Any
 
 from tokenfront.parsers.engines.json_scan import top_level_members
-from tokenfront.parsers.engines.last_read import LastRead
+from tokenfront.parsers.engines.last_read import LastDerived, LastRead
 from tokenfront.parsers.engines.object_text import ObjectText
 
 _ALIASES = {
@@ -124,22 +123,10 @@ def coerce_text(value: str, types: str | list[str]) -> Any:
     return parsed if is_finite_json(parsed) else value
 
 
-class _TypedValues(threading.local):
-    """Each property schema's last string value and what it became, for the tools of the
-    last `type_arguments` call on this thread: a stream chunk types its open call's
-    arguments once per piece, the earlier values again unchanged."""
-
-    def __init__(self) -> None:
-        self.tools: object = None
-        self.by_schema: dict[int, tuple[str, Any]] = {}
-
-    def of(self, tools: object) -> dict[int, tuple[str, Any]]:
-        if self.tools is not tools:  # another request: forget the last one's values
-            self.tools, self.by_schema = tools, {}
-        return self.by_schema
-
-
-_typed_values = _TypedValues()
+# Each property schema's last string value and what it became, for the tools of the last
+# `type_arguments` call on this thread: a stream chunk types its open call's arguments once
+# per piece, the earlier values again unchanged. Another request's tools start afresh.
+_typed_values: LastDerived[dict[int, tuple[str, Any]]] = LastDerived(lambda tools: {})
 # type_arguments: the typed members before the last top-level comma of the last arguments
 # (by the tool's properties), and the scan that finds that comma.
 _typed_members = LastRead()

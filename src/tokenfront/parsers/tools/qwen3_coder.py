@@ -23,6 +23,7 @@ from tokenfront.parsers.engines.fences import (
     in_fence,
     new_fence_state,
 )
+from tokenfront.parsers.engines.last_read import LastDerived
 from tokenfront.parsers.engines.markup_lexer import DROP, flush_lexer
 from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
 from tokenfront.parsers.engines.schema_types import tool_properties
@@ -97,6 +98,7 @@ def function_markup_grammar(
 
 
 _CODEC = NestedParamCodec()
+_names: LastDerived[frozenset[str]] = LastDerived(frozenset)  # a tool's parameter names
 QWEN3_CODER_CODEC = _CODEC  # shared with seed_oss (same grammar in vLLM)
 QWEN3_CODER = function_markup_grammar(
     "qwen3", ("<think>", "</think>"), ("<tool_call>", "</tool_call>"), _CODEC
@@ -132,7 +134,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     def _param_names(self, name: str) -> frozenset[str] | None:
         properties = tool_properties(self.tools, name.strip()) if name else None
-        return frozenset(properties) if isinstance(properties, dict) and properties else None
+        return _names.of(properties) if isinstance(properties, dict) and properties else None
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         converted = _CODEC.convert(raw, partial, self._param_names(name))

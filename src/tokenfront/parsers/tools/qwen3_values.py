@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import ast
 import json
-import threading
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
+from tokenfront.parsers.engines.last_read import LastDerived
 from tokenfront.parsers.engines.schema_types import schema_types, tool_properties
 
 
@@ -63,23 +63,11 @@ def _fixed_value(value: Any, schema: Any) -> tuple[Any, bool]:
     return value, False
 
 
-class _FixableKeys(threading.local):
-    """The keys of the last properties on this thread whose values `_fixed_value` can move:
-    a stream chunk converts its open call's arguments once per piece."""
-
-    def __init__(self) -> None:
-        self.properties: object = None
-        self.keys: list[str] = []
-
-    def of(self, properties: dict[str, Any]) -> list[str]:
-        if self.properties is not properties:
-            self.properties, self.keys = properties, [
-                key for key, schema in properties.items() if _can_move(schema)
-            ]
-        return self.keys
+def _movable_keys(properties: dict[str, Any]) -> list[str]:
+    return [key for key, schema in properties.items() if _can_move(schema)]
 
 
-_fixable_keys = _FixableKeys()
+_fixable_keys: LastDerived[list[str]] = LastDerived(_movable_keys)
 
 
 def _wanted(schema: dict[str, Any]) -> set[str]:
@@ -96,17 +84,19 @@ def _can_move(schema: Any) -> bool:
 
 def fix_qwen3_values(args_json: str, tools: list[dict[str, Any]] | None, name: str) -> str:
     """Apply the test-asserted typing to a converted arguments object (text unchanged if none)."""
-    if not tools or not name or "None" not in args_json and "'" not in args_json and (
-        '\\"' not in args_json
-    ):
+    if not tools or not name:
         return args_json
     properties = tool_properties(tools, name)
     if not isinstance(properties, dict):
         return args_json
-    # No value moves unless a key that can move is in the text (as any string of it).
-    if not any(
-        encode_basestring(key) in args_json for key in _fixable_keys.of(properties)
+    movable = _fixable_keys.of(properties)
+    # Only a text holding `None`, a single quote or an escaped double quote is retyped, and
+    # only when a key whose value can move is in it (as any string of it).
+    if not movable or "None" not in args_json and "'" not in args_json and (
+        '\\"' not in args_json
     ):
+        return args_json
+    if not any(encode_basestring(key) in args_json for key in movable):
         return args_json
     try:
         args = json.loads(args_json)
