@@ -176,6 +176,22 @@ def test_parsers_read_long_adversarial_output_one_shot_and_in_one_chunk() -> Non
     assert calls == [("ab", "")]  # named once the header line ends, as the regex reads it
 
 
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_the_call_body_is_found_where_splitting_at_the_last_call_begin_finds_it(
+    spec: type,
+) -> None:
+    # the streamed text kept between pieces holds a call-begin marker at most at its start;
+    # only what follows it is searched
+    parser = make(spec.name, "deepseek")
+    rng = random.Random(2416)
+    for text in random_texts(2416, 3000, SPINES[spec.name]):
+        kept = text[text.rfind(B) :] if B in text else text.replace(B, "")
+        for since in {0, len(kept)}:
+            whole = kept[:since] + marker_text(rng, SPINES[spec.name], PIECES, 6, follow=0.4)
+            start = parser._call_body_start(whole, since)
+            assert whole[start:] == whole.split(B)[-1], whole
+
+
 def test_kimi_k2_retyped_arguments_are_settled_once_per_run_of_pieces(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -46,6 +46,12 @@ from tokenfront.tokenization.vocab import vocab_of
 cached_vocab = vocab_of
 
 
+def _before_first(text: str, marker: str) -> str:
+    """`text.split(marker)[0]`, without splitting the whole text."""
+    at = text.find(marker)
+    return text if at == -1 else text[:at]
+
+
 # ---------------------------------------------------------------------------
 # DeepSeek-style: regex one-shot, token-count streaming
 # ---------------------------------------------------------------------------
@@ -195,9 +201,12 @@ class MarkerRegexToolParser(ToolParser):
     def _stream_piece(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
-        current_text = state["text"] + delta_text
-        # Only the text from the last call-begin marker on is ever looked at again.
-        last_call = current_text.rfind(self.call_begin)
+        kept = state["text"]
+        current_text = kept + delta_text
+        # Only the text from the last call-begin marker on is ever looked at again, so the
+        # kept text holds one at most at its start.
+        body = self._call_body_start(current_text, len(kept))
+        last_call = body - len(self.call_begin) if body else -1
         state["text"] = current_text[last_call:] if last_call > 0 else current_text
         prev_starts, prev_ends = state["starts"], state["ends"]
         cur_starts = prev_starts + sum(1 for i in delta_ids if i == self.call_begin_id)
@@ -212,7 +221,7 @@ class MarkerRegexToolParser(ToolParser):
         try:
             return self._stream_calls(
                 state,
-                current_text,
+                state["text"],
                 delta_text,
                 len(delta_ids),
                 (prev_starts, prev_ends, cur_starts, cur_ends),
@@ -220,10 +229,19 @@ class MarkerRegexToolParser(ToolParser):
         except Exception:
             return None
 
-    def _unsent_at_call_end(self, state: JSONState, current_text: str) -> str:
+    def _call_body_start(self, text: str, since: int) -> int:
+        """Where `text.split(call_begin)[-1]` starts, when the first `since` characters of
+        `text` hold a call-begin marker at most at their start: only the rest is searched."""
+        marker = self.call_begin
+        at = text.rfind(marker, max(0, since - len(marker) + 1))
+        if at != -1:
+            return at + len(marker)
+        return len(marker) if text.startswith(marker) else 0
+
+    def _unsent_at_call_end(self, state: JSONState, kept: str) -> str:
         """The closed call's arguments not streamed yet (vLLM only sends a tail ending in
         `"}` there, so a chunk holding the last arguments and the call end lost them)."""
-        body = current_text.split(self.call_begin)[-1].split(self.call_end)[0]
+        body = _before_first(kept[self._call_body_start(kept, len(kept)) :], self.call_end)
         read = read_partial(body, self.call_format)
         if read is None:
             return ""
@@ -241,11 +259,13 @@ class MarkerRegexToolParser(ToolParser):
     def _stream_calls(
         self,
         state: JSONState,
-        current_text: str,
+        kept: str,
         delta_text: str,
         n_ids: int,
         counts: tuple[int, int, int, int],
     ) -> DeltaMessage | None:
+        """vLLM's per-delta reading; `kept` is the text so far from the last call-begin
+        marker on (what vLLM splits at that marker is the same)."""
         prev_starts, prev_ends, cur_starts, cur_ends = counts
         portion: str | None = None
         text_portion: str | None = None
@@ -258,23 +278,24 @@ class MarkerRegexToolParser(ToolParser):
             return DeltaMessage(content=delta_text)
 
         if self.call_end in delta_text:
-            whole = current_text + delta_text
-            portion = whole.split(self.call_begin)[-1].split(self.call_end)[0].rstrip()
+            whole = kept + delta_text
+            body = whole[self._call_body_start(whole, len(kept)) :]
+            portion = _before_first(body, self.call_end).rstrip()
             delta_text = delta_text.split(self.call_end)[0].rstrip()
             text_portion = delta_text.split(self.call_end)[-1].lstrip()
 
         if cur_starts > cur_ends and cur_starts > prev_starts:
-            portion = current_text.split(self.call_begin)[-1] if n_ids > 1 else None
+            portion = kept[self._call_body_start(kept, len(kept)) :] if n_ids > 1 else None
             text_portion = None
             state["cur"] += 1
             state["named"] = False
             state["sent"].append("")
         elif cur_starts > cur_ends and cur_starts == prev_starts:
-            portion = current_text.split(self.call_begin)[-1]
+            portion = kept[self._call_body_start(kept, len(kept)) :]
             text_portion = None
         elif cur_starts == cur_ends and cur_ends >= prev_ends:
             if cur_ends > prev_ends and state["named"]:
-                rest = self._unsent_at_call_end(state, current_text)
+                rest = self._unsent_at_call_end(state, kept)
                 if rest:
                     return DeltaMessage(tool_calls=[DeltaToolCall(index=state["cur"], arguments=rest)])
             if not state["prev"]:
