@@ -106,15 +106,22 @@ def _tokenize_case(rng: random.Random, model: str, tokenize: Any) -> tuple[str, 
 def stops_vllm(req: Any) -> bool:
     """Whether vLLM 0.33.0 would 500 on this body in a way that shuts its server down (a tool
     without a `function` object or name; a `structured_outputs` that is no object, on
-    /tokenize: the listed 5xx rows), so a sweep skips it."""
+    /tokenize; a derender whose tool `properties` is no object: the listed 5xx rows), so a
+    sweep skips it."""
     if isinstance(req, dict) and not isinstance(req.get("structured_outputs", {}), (dict, type(None))):
         return True
     chat = (req.get("chat_request") or (req.get("base") or {}).get("chat_request") or req) if isinstance(req, dict) else None
     tools = chat.get("tools") if isinstance(chat, dict) else None
-    return isinstance(tools, list) and any(
-        isinstance(t, dict) and (not isinstance(t.get("function"), dict) or "name" not in t["function"])
-        for t in tools
-    )
+    if not isinstance(tools, list):
+        return False
+    derender = chat is not req
+    for t in tools:
+        if isinstance(t, dict) and (not isinstance(t.get("function"), dict) or "name" not in t["function"]):
+            return True
+        params = t["function"].get("parameters") if isinstance(t, dict) else None
+        if derender and isinstance(params, dict) and not isinstance(params.get("properties", {}), dict):
+            return True
+    return False
 
 
 def make_error_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize: Any, eos: int,

@@ -165,3 +165,36 @@ def test_one_chunk_of_many_key_value_pairs_encodes_each_value_a_bounded_number_o
     arguments = _one_chunk("glm45", "synthetic-multi", f"<tool_call>get_time\n{pairs}</tool_call>")
     assert json.loads(arguments) == {f"p{i}": f"v{i}" for i in range(300)}
     assert encoded[0] < 30 * 300
+
+
+@pytest.mark.parametrize("tokens_per_chunk", [3, None], ids=["small-chunks", "one-chunk"])
+def test_a_long_call_name_is_searched_a_bounded_number_of_characters(
+    monkeypatch: pytest.MonkeyPatch, tokens_per_chunk: int | None
+) -> None:
+    # granite's name pattern was searched from the start of the call after every character
+    # event while no name had matched (60,000 characters in one chunk: 27 s one-shot); each
+    # search now resumes where the last one said a match can start
+    scanned = [0]
+    pattern = json_array._NAME_RE
+
+    class CountingPattern:
+        def search(self, text: str, pos: int = 0) -> Any:
+            scanned[0] += len(text) - pos
+            return pattern.search(text, pos)
+
+    monkeypatch.setattr(json_array, "_NAME_RE", CountingPattern())
+    name = "<|tool_call|>x " * 300 + "get_weather"
+    text = f'<|tool_call|>[{{"name": "{name}", "arguments": {{"city": "Paris"}}}}]'
+    parser = pipeline("granite", "synthetic-multi")
+    tok = xml_support.tokenizer("synthetic-multi")
+    ids = tok.encode(text, add_special_tokens=False)
+    step = tokens_per_chunk or len(ids)
+    state, names = None, []
+    for start in range(0, len(ids), step):
+        chunk = ids[start : start + step]
+        delta, state = parser.stream(
+            state, tok.decode(chunk), chunk, context(), finished=start + step >= len(ids)
+        )
+        names += [tc.name for tc in (delta.tool_calls if delta else []) if tc.name]
+    assert names == [name]
+    assert scanned[0] < 20 * len(text)  # from the start each time: about len(text) ** 2 / 6

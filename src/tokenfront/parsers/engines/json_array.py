@@ -35,6 +35,7 @@ from tokenfront.parsers.engines.json_scan import (
     name_and_arguments,
     stable_prefix,
 )
+from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,
@@ -53,6 +54,19 @@ from tokenfront.parsers.engines.schema_types import (
 
 _JSON_WS = " \t\r\n"
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)"')
+_name_scan = LastRead()  # `_NAME_RE` in a call's text: (where a match can start, found)
+
+
+def _name_can_start(text: str, at: int) -> int:
+    """Where a `_NAME_RE` match in a longer text can start when `text` (searched from `at`)
+    has none: the match reads past its end, so it holds at most three of its quotes (those of
+    `"name"` and the value's opening one) and starts at one of them."""
+    quote = len(text)
+    for _ in range(3):
+        quote = text.rfind('"', at, quote)
+        if quote == -1:
+            return at
+    return quote
 
 # Terminals: a marker known by token id (typed-out text of it is content once ids are seen),
 # a marker matched as text only.
@@ -281,7 +295,7 @@ class ArrayCallsEngine:
         content_parts: list[str] = []
         carried = st["deferred"]
         seen_tool = False
-        held = False
+        run: list[str] = []  # arguments events of one call in a row
         for position, (kind, value, index) in enumerate(events):
             if kind == TEXT:
                 if seen_tool:
@@ -296,7 +310,10 @@ class ArrayCallsEngine:
                     st["slots"].append(["", "", "", False, None, ""])
             elif kind == ARGS:
                 seen_tool = True
-                held = self._on_args(st, index, value, calls, held, continues_run(events, position))
+                run.append(value)
+                if not continues_run(events, position):
+                    self._on_args(st, index, run, calls)
+                    run = []
             elif kind == END:
                 seen_tool = True
                 self._on_end(st, index, calls)
@@ -323,8 +340,24 @@ class ArrayCallsEngine:
         return None
 
     def _name_of(self, slot: list[Any]) -> str | None:
-        found = _NAME_RE.search(slot[2])
-        return found.group(1) if found and found.group(1) else None
+        found = self._name_match(slot[2])
+        return found[0] if found else None
+
+    def _name_match(self, text: str) -> tuple[str, int] | None:
+        """The name `_NAME_RE.search(text)` finds (None for none or an empty one) and where
+        its match ends. Resumed where a search of a shorter text it starts with said a match
+        can begin; the leftmost match, once found, stays."""
+        last = _name_scan.resumable(_NAME_RE, text)
+        at, matched = (0, False) if last is None else last
+        if last is not None and not matched and '"' not in text[len(_name_scan.text) :]:
+            _name_scan.keep(_NAME_RE, text, last)  # every match ends with a quote
+            return None
+        found = _NAME_RE.search(text, at)
+        if found is None:
+            _name_scan.keep(_NAME_RE, text, (_name_can_start(text, at), False))
+            return None
+        _name_scan.keep(_NAME_RE, text, (found.start(), True))
+        return (found.group(1), found.end()) if found.group(1) else None
 
     def _open_call(self, slot: list[Any], name: str) -> None:
         slot[1] = name
@@ -334,32 +367,31 @@ class ArrayCallsEngine:
             slot[0] = random_tool_call_id()
 
     def _on_args(
-        self,
-        st: JSONState,
-        index: int,
-        value: str,
-        calls: list[DeltaToolCall],
-        held: bool = False,
-        more_follow: bool = False,
-    ) -> bool:
-        """One arguments event; returns whether its JSON diff is held back. While
-        `more_follow` (the next event extends the same call's arguments) the diff waits, so a
-        run of one-character events costs one diff, not one each."""
+        self, st: JSONState, index: int, values: list[str], calls: list[DeltaToolCall]
+    ) -> None:
+        """A run of arguments events of one call, answered as feeding them one at a time:
+        the call opens at the event that completes its name, and its arguments are diffed
+        once, at the run's last event, if it was open before that event (a run of
+        one-character events costs one diff and one append, not one each)."""
         slot = st["slots"][index]
-        if value:
-            slot[2] += value
+        start = len(slot[2])
+        slot[2] += "".join(values)
+        last_event_from = len(slot[2]) - len(values[-1])
         if not slot[3]:
-            name = slot[1] or (self._name_of(slot) if value else None)
-            if name:
-                self._open_call(slot, name)
-                calls.append(DeltaToolCall(index=index, id=slot[0], type="function", name=name))
-        elif value or held:
-            if more_follow:
-                return True
-            diff = self._args_diff(slot)
-            if diff:
-                calls.append(DeltaToolCall(index=index, arguments=diff))
-        return False
+            if slot[1]:
+                name, opened_at = slot[1], start + len(values[0])
+            else:
+                found = self._name_match(slot[2])
+                if found is None:
+                    return
+                name, opened_at = found
+            self._open_call(slot, name)
+            calls.append(DeltaToolCall(index=index, id=slot[0], type="function", name=name))
+            if opened_at > last_event_from:
+                return  # opened by the last event: no diff yet
+        diff = self._args_diff(slot)
+        if diff:
+            calls.append(DeltaToolCall(index=index, arguments=diff))
 
     def _args_diff(self, slot: list[Any]) -> str | None:
         try:

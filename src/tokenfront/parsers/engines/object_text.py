@@ -9,6 +9,7 @@ texts on demand: `text()` equals `json.dumps(values, ensure_ascii=False)`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -20,8 +21,8 @@ def member_text(key: str, value: Any) -> str:
     return f"{encode_basestring(key)}: {json.dumps(value, ensure_ascii=False)}"
 
 
-def object_text(members: Any) -> str:
-    """The object text of member texts (an iterable of `member_text` results)."""
+def object_text(members: Iterable[str]) -> str:
+    """The object text of `member_text` results."""
     return "{" + ", ".join(members) + "}"
 
 
