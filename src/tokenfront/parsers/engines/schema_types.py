@@ -238,20 +238,39 @@ def type_arguments(args_json: str, tools: list[dict[str, Any]] | None, name: str
     if not isinstance(args, dict):
         return args_json
     typed, changed = _typed(args, properties, memo)
-    result = ObjectText() if prior is None else prior[0].copy()
+    values = typed
     if prior is not None:  # the members before: a later one of the same key wins
         changed = (prior[1] - typed.keys()) | changed
-    for key, value in typed.items():
-        result[key] = value
+        values = {**prior[0], **typed}
+    # The members' JSON texts, only once a value moved: kept from before when written there.
+    text = _members_text(prior, typed) if changed else None
     if boundary > start and args:
         # The members before the new last comma: all but the last one, unless its key came
         # earlier (a dict keeps a key where it first came, so the last key is last only then).
         last_key = pairs[-1][-1][0]
         if next(reversed(args)) == last_key and (prior is None or last_key not in prior[0]):
-            kept = result.copy()
-            kept.pop_last()
-            _typed_members.keep(properties, args_json[:boundary], (kept, changed - {last_key}))
-    return result.text() if changed else args_json
+            kept = dict(values)
+            del kept[last_key]
+            kept_text = None
+            if text is not None:
+                kept_text = text.copy()
+                kept_text.pop_last()
+            found = (kept, changed - {last_key}, kept_text)
+            _typed_members.keep(properties, args_json[:boundary], found)
+    return text.text() if text is not None else args_json
+
+
+def _members_text(prior: Any, typed: dict[str, Any]) -> ObjectText:
+    """The typed members' texts after those `prior` kept (written now if it kept none)."""
+    if prior is not None and prior[2] is not None:
+        text = prior[2].copy()
+    else:
+        text = ObjectText()
+        for key, value in (prior[0] if prior is not None else {}).items():
+            text[key] = value
+    for key, value in typed.items():
+        text[key] = value
+    return text
 
 
 def _typed(
