@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from marker_texts import marker_text
@@ -300,3 +301,15 @@ def test_typing_resumed_after_typed_members_equals_typing_afresh() -> None:
             for candidate in (prefix, prefix + "}", prefix + '"}'):
                 expected = _typed_afresh(candidate, tools, properties)
                 assert schema_types.type_arguments(candidate, tools, "f") == expected, candidate
+
+
+def test_a_string_ends_where_the_string_body_pattern_stops_at_a_quote() -> None:
+    # the contract `json_scan._string_end` keeps with find() instead of a per-character match
+    body = re.compile(r'(?:[^"\\]+|\\.)*', re.DOTALL)
+    rng = random.Random(2418)
+    for _ in range(20000):
+        text = "".join(rng.choice(('"', "\\", "a", "\n", "é")) for _ in range(rng.randrange(12)))
+        at = rng.randrange(len(text) + 1)
+        end = body.match(text, at).end()
+        expected = end if end < len(text) and text[end] == '"' else -1
+        assert json_scan._string_end(text, at) == expected, (text, at)

@@ -10,7 +10,6 @@ from tokenfront.parsers.engines.last_read import LastRead
 
 _JSON_WS = " \t\r\n"
 _STRUCTURE = re.compile(r'["{}\[\]:,]')
-_STRING_BODY = re.compile(r'(?:[^"\\]+|\\.)*', re.DOTALL)  # up to the closing quote
 
 
 # The scan state at the last top-level comma of the last text: the next text that starts
@@ -80,11 +79,18 @@ def top_level_members(text: str, last: LastRead) -> tuple[int, str | None, int]:
 
 
 def _string_end(text: str, at: int) -> int:
-    """The offset of the quote closing a JSON string whose content starts at `at`; -1 if
-    the string is still open at the end of `text`."""
-    found = _STRING_BODY.match(text, at)
-    end = found.end() if found else at
-    return end if end < len(text) and text[end] == '"' else -1
+    """The offset of the quote closing a JSON string whose content starts at `at` (the first
+    quote after an even run of backslashes); -1 if the string is still open at the end of
+    `text`."""
+    quote = text.find('"', at)
+    while quote != -1:
+        escapes = quote
+        while escapes > at and text[escapes - 1] == "\\":
+            escapes -= 1
+        if (quote - escapes) % 2 == 0:
+            return quote
+        quote = text.find('"', quote + 1)
+    return -1
 
 
 def json_object_end(raw: str, start: int) -> int | None:
