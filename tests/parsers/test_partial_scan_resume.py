@@ -169,10 +169,10 @@ def test_a_resumed_key_value_parse_equals_a_parse_from_the_start() -> None:
         for prefix in _growing(rng, text):
             partial = rng.random() < 0.8
             resumed = codec._parse(prefix, partial)
-            text = codec.convert(prefix, partial)
+            converted = codec.convert(prefix, partial)
             xml_args._last_pairs.found = None
             assert codec._parse(prefix, partial) == resumed, prefix
-            assert text == json.dumps(resumed[0], ensure_ascii=False), prefix
+            assert converted == json.dumps(resumed[0], ensure_ascii=False), prefix
 
 
 def test_a_resumed_named_parse_equals_the_patterns_matches() -> None:

@@ -43,9 +43,6 @@ class ObjectText:
     def __contains__(self, key: object) -> bool:
         return key in self.values
 
-    def __len__(self) -> int:
-        return len(self.values)
-
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ObjectText) and other.values == self.values
 
