@@ -11,7 +11,14 @@ import pytest
 import xml_support
 from json_support import context, pipeline, tool
 
-from tokenfront.parsers.engines import json_array, object_text, param_walk, xml_args, xml_params
+from tokenfront.parsers.engines import (
+    json_array,
+    object_text,
+    param_walk,
+    separated_calls,
+    xml_args,
+    xml_params,
+)
 
 GLM_CALL = (
     "<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>Beijing</arg_value>"
@@ -198,3 +205,31 @@ def test_a_long_call_name_is_searched_a_bounded_number_of_characters(
         names += [tc.name for tc in (delta.tool_calls if delta else []) if tc.name]
     assert names == [name]
     assert scanned[0] < 20 * len(text)  # from the start each time: about len(text) ** 2 / 6
+
+
+@pytest.mark.parametrize("parser_name", ["deepseek_v3", "deepseek_v31"])
+def test_section_markers_inside_arguments_read_the_call_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch, parser_name: str
+) -> None:
+    # each calls-begin marker is a piece of its own; fed one by one, every piece read the
+    # whole call again (20,000 of them in one chunk: 6.7 s); a run of pieces that only
+    # extends the arguments now goes in as one
+    reads = [0]
+    read_partial = separated_calls.read_partial
+
+    def counted(text: str, fmt: Any) -> Any:
+        reads[0] += 1
+        return read_partial(text, fmt)
+
+    monkeypatch.setattr(separated_calls, "read_partial", counted)
+    begin, section = "<｜tool▁call▁begin｜>", "<｜tool▁calls▁begin｜>"
+    value = f"x{section}y " * 300
+    if parser_name == "deepseek_v3":
+        header = f"{begin}function<｜tool▁sep｜>get_weather\n```json\n"
+        footer = "\n```<｜tool▁call▁end｜>"
+    else:
+        header, footer = f"{begin}get_weather<｜tool▁sep｜>", "<｜tool▁call▁end｜>"
+    text = f'{section}{header}{{"city": "{value}"}}{footer}<｜tool▁calls▁end｜>'
+    arguments = _one_chunk(parser_name, "deepseek", text)
+    assert json.loads(arguments) == {"city": value}
+    assert reads[0] < 20

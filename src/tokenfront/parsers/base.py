@@ -159,6 +159,7 @@ def merge_tool_deltas(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
     """Join deltas of the same call index into its first one (first id / type / name win,
     arguments concatenate); the list itself when every index occurs once."""
     merged: dict[int, DeltaToolCall] = {}
+    parts: dict[int, list[str]] = {}  # arguments joined once at the end
     for delta in deltas:
         first = merged.get(delta.index)
         if first is None:
@@ -168,7 +169,9 @@ def merge_tool_deltas(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
         first.type = first.type if first.type is not None else delta.type
         first.name = first.name if first.name is not None else delta.name
         if delta.arguments is not None:
-            first.arguments = (first.arguments or "") + delta.arguments
+            parts.setdefault(delta.index, [first.arguments or ""]).append(delta.arguments)
+    for index, texts in parts.items():
+        merged[index].arguments = "".join(texts)
     return deltas if len(merged) == len(deltas) else list(merged.values())
 
 

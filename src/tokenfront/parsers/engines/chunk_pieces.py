@@ -132,15 +132,20 @@ def stream_by_token(
     pieces: Sequence[Piece],
     text: str,
     ids: Sequence[int],
+    feed: Callable[[Any, Sequence[Piece]], list[DeltaMessage | None]] | None = None,
 ) -> DeltaMessage | None:
     """A chunk of several pieces through per-delta `step` (on dict `state`): vLLM's
     whole-chunk answer and state when the pieces fed one by one send the same (the stream
     stays byte for byte vLLM's while its answers are right), else the pieces' merged deltas
-    and the state they leave."""
+    and the state they leave. `feed` replaces feeding the pieces to `step` one by one (a
+    parser that can take a run of pieces at once, with the same effect)."""
     if len(pieces) <= 1:
         return step(state, text, ids)
     by_piece = copy.deepcopy(state)
-    merged = merge_deltas([step(by_piece, t, piece_ids) for t, piece_ids in pieces])
+    if feed is not None:
+        merged = merge_deltas(feed(by_piece, pieces))
+    else:
+        merged = merge_deltas([step(by_piece, t, piece_ids) for t, piece_ids in pieces])
     whole_state = copy.deepcopy(state)
     whole = step(whole_state, text, ids)
     kept = same_effect(whole, merged)

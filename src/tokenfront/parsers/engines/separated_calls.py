@@ -30,7 +30,7 @@ from tokenfront.parsers.base import (
     ToolParser,
     merge_tool_deltas,
 )
-from tokenfront.parsers.engines.chunk_pieces import split_at_markers, stream_by_token
+from tokenfront.parsers.engines.chunk_pieces import Piece, split_at_markers, stream_by_token
 from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.retyped_json import settled_prefix
@@ -78,6 +78,8 @@ class MarkerRegexToolParser(ToolParser):
     # Whether text after the calls-end marker is kept as content (V3) or dropped (V3.1).
     content_after_calls: ClassVar[bool] = True
     model_label: ClassVar[str] = "DeepSeek-V3"
+    # A character every marker holds (at its second and second-to-last place only).
+    marker_char: ClassVar[str] = "｜"
     # A calls section in which no call begins is content, markers included: streaming holds
     # the section from its begin marker until a call begins or the stream ends.
     unparsable_block_is_content: ClassVar[bool] = False
@@ -196,7 +198,55 @@ class MarkerRegexToolParser(ToolParser):
         # vLLM's per-delta logic loses text around a marker inside a multi-token chunk: the
         # chunk is read marker by marker (vLLM's whole-chunk answer stays where it agrees).
         pieces = split_at_markers(delta_text, delta_ids, markers)
-        return stream_by_token(self._stream_piece, state, pieces, delta_text, delta_ids)
+        return stream_by_token(
+            self._stream_piece, state, pieces, delta_text, delta_ids, self._feed_pieces
+        )
+
+    def _feed_pieces(self, state: JSONState, pieces: Sequence[Piece]) -> list[DeltaMessage | None]:
+        """The pieces through `_stream_piece` one by one, except that a run of pieces that
+        only extend the open call's arguments goes in as one piece once the run's first piece
+        has shown the call is streaming them: fed one by one each such piece costs a read of
+        the whole call, and a chunk may hold thousands of section markers."""
+        # run_end[i]: the end of the run of such pieces from i on (i itself if none)
+        run_end = list(range(len(pieces) + 1))
+        for i in range(len(pieces) - 1, -1, -1):
+            if self._extends_arguments_only(pieces[i]):
+                run_end[i] = run_end[i + 1]
+        out: list[DeltaMessage | None] = []
+        at, checks = 0, 0
+        while at < len(pieces):
+            out.append(self._stream_piece(state, *pieces[at]))
+            at += 1
+            end = run_end[at]
+            checks = checks + 1 if end == run_end[at - 1] else 0
+            # Two looks per run at most: the call's state is read from its whole text.
+            if end - at > 1 and checks < 2 and self._streaming_arguments(state):
+                text = "".join(piece_text for piece_text, _ in pieces[at:end])
+                ids = [token for _, piece_ids in pieces[at:end] for token in piece_ids]
+                out.append(self._stream_piece(state, text, ids))
+                at = end
+        return out
+
+    def _extends_arguments_only(self, piece: Piece) -> bool:
+        """Whether a piece inside an open call can only add to its arguments text: a section
+        marker, or text without the character every marker is written with (so no call
+        marker or separator can be in it, nor be formed by joining it to its neighbours)."""
+        text, ids = piece
+        if len(ids) == 1 and ids[0] in (self.calls_begin_id, self.calls_end_id):
+            return True
+        return self.marker_char not in text
+
+    def _streaming_arguments(self, state: JSONState) -> bool:
+        """Whether the open call's name is sent and its arguments sent so far are all the
+        text read: then more text the call's header cannot take only extends them."""
+        if not (state["begun"] and state["named"] and state["starts"] > state["ends"]):
+            return False
+        cur, prev = state["cur"], state["prev"]
+        if not 0 <= cur < len(prev):
+            return False
+        kept = state["text"]
+        read = read_partial(kept[self._call_body_start(kept, len(kept)) :], self.call_format)
+        return read is not None and prev[cur].get("arguments") == read[1]
 
     def _stream_piece(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
