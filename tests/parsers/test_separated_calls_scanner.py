@@ -177,19 +177,26 @@ def test_parsers_read_long_adversarial_output_one_shot_and_in_one_chunk() -> Non
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
-def test_the_call_body_is_found_where_splitting_at_the_last_call_begin_finds_it(
+def test_the_kept_call_text_is_what_splitting_at_the_last_call_begin_finds(
     spec: type,
 ) -> None:
-    # the streamed text kept between pieces holds a call-begin marker at most at its start;
-    # only what follows it is searched
+    # the streamed text is kept from its last call-begin marker on, in a head and pieces
+    # joined only when needed; read at any point it is what vLLM's split of the whole text
+    # at that marker gives, and the call text ends at the first call-end marker after it
     parser = make(spec.name, "deepseek")
     rng = random.Random(2416)
-    for text in random_texts(2416, 3000, SPINES[spec.name]):
-        kept = text[text.rfind(B) :] if B in text else text.replace(B, "")
-        for since in {0, len(kept)}:
-            whole = kept[:since] + marker_text(rng, SPINES[spec.name], PIECES, 6, follow=0.4)
-            start = parser._call_body_start(whole, since)
-            assert whole[start:] == whole.split(B)[-1], whole
+    for text in random_texts(2416, 1500, SPINES[spec.name]):
+        state = parser.initial_state()
+        cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(1, 8))))
+        seen = ""
+        for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True):
+            seen += text[start:end]
+            parser._keep(state, text[start:end])
+            body = seen.split(B)[-1]
+            if rng.random() < 0.5:
+                assert parser._call_text(state) == body.split(E)[0], seen
+            assert parser._call_body(state) == body, seen
+            assert state["text"].startswith(B) == (B in seen)
 
 
 def test_kimi_k2_retyped_arguments_are_settled_once_per_run_of_pieces(

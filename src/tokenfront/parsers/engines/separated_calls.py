@@ -198,9 +198,12 @@ class MarkerRegexToolParser(ToolParser):
         # vLLM's per-delta logic loses text around a marker inside a multi-token chunk: the
         # chunk is read marker by marker (vLLM's whole-chunk answer stays where it agrees).
         pieces = split_at_markers(delta_text, delta_ids, markers)
-        return stream_by_token(
+        delta = stream_by_token(
             self._stream_piece, state, pieces, delta_text, delta_ids, self._feed_pieces
         )
+        self._kept(state)
+        state.pop("later", None)
+        return delta
 
     def _feed_pieces(self, state: JSONState, pieces: Sequence[Piece]) -> list[DeltaMessage | None]:
         """The pieces through `_stream_piece` one by one, except that a run of pieces that
@@ -244,20 +247,63 @@ class MarkerRegexToolParser(ToolParser):
         cur, prev = state["cur"], state["prev"]
         if not 0 <= cur < len(prev):
             return False
-        kept = state["text"]
-        read = read_partial(kept[self._call_body_start(kept, len(kept)) :], self.call_format)
+        read = read_partial(self._call_body(state), self.call_format)
         return read is not None and prev[cur].get("arguments") == read[1]
+
+    # The kept text is `state["text"]` followed by the pieces in `state["later"]`, joined only
+    # when a reading needs the whole (a chunk's pieces after a closed call need none).
+
+    def _kept(self, state: JSONState) -> str:
+        """The kept text, whole."""
+        later = state.get("later")
+        if later:
+            state["text"] += "".join(later)
+            later.clear()
+        return str(state["text"])
+
+    def _kept_tail(self, state: JSONState) -> str:
+        """The kept text's last characters, one fewer than a call-begin marker has."""
+        size = len(self.call_begin) - 1
+        parts: list[str] = []
+        for part in reversed(state.get("later") or ()):
+            parts.append(part)
+            if sum(map(len, parts)) >= size:
+                break
+        else:
+            parts.append(state["text"][-size:])
+        return "".join(reversed(parts))[-size:]
+
+    def _keep(self, state: JSONState, delta_text: str) -> None:
+        """Add a delta to the kept text. Only the text from the last call-begin marker on is
+        ever looked at again, so the kept text holds one at most at its start (whole in
+        `state["text"]`)."""
+        joint = self._kept_tail(state) + delta_text
+        at = joint.rfind(self.call_begin)
+        if at != -1:
+            state["text"], state["later"] = joint[at:], []
+        else:
+            state.setdefault("later", []).append(delta_text)
+
+    def _body_offset(self, state: JSONState) -> int:
+        # a call-begin marker the kept text starts with is whole in `state["text"]`
+        return len(self.call_begin) if state["text"].startswith(self.call_begin) else 0
+
+    def _call_body(self, state: JSONState) -> str:
+        """The kept text after its call-begin marker (vLLM's last split at the marker)."""
+        return self._kept(state)[self._body_offset(state) :]
+
+    def _call_text(self, state: JSONState, extra: str = "") -> str:
+        """The kept text's call body followed by `extra`, up to its first call-end marker."""
+        start = self._body_offset(state)
+        end = state["text"].find(self.call_end, start)
+        if end != -1:
+            return str(state["text"][start:end])
+        return _before_first(self._kept(state)[start:] + extra, self.call_end)
 
     def _stream_piece(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> DeltaMessage | None:
-        kept = state["text"]
-        current_text = kept + delta_text
-        # Only the text from the last call-begin marker on is ever looked at again, so the
-        # kept text holds one at most at its start.
-        body = self._call_body_start(current_text, len(kept))
-        last_call = body - len(self.call_begin) if body else -1
-        state["text"] = current_text[last_call:] if last_call > 0 else current_text
+        self._keep(state, delta_text)
         prev_starts, prev_ends = state["starts"], state["ends"]
         cur_starts = prev_starts + sum(1 for i in delta_ids if i == self.call_begin_id)
         cur_ends = prev_ends + sum(1 for i in delta_ids if i == self.call_end_id)
@@ -271,7 +317,6 @@ class MarkerRegexToolParser(ToolParser):
         try:
             return self._stream_calls(
                 state,
-                state["text"],
                 delta_text,
                 len(delta_ids),
                 (prev_starts, prev_ends, cur_starts, cur_ends),
@@ -279,20 +324,10 @@ class MarkerRegexToolParser(ToolParser):
         except Exception:
             return None
 
-    def _call_body_start(self, text: str, since: int) -> int:
-        """Where `text.split(call_begin)[-1]` starts, when the first `since` characters of
-        `text` hold a call-begin marker at most at their start: only the rest is searched."""
-        marker = self.call_begin
-        at = text.rfind(marker, max(0, since - len(marker) + 1))
-        if at != -1:
-            return at + len(marker)
-        return len(marker) if text.startswith(marker) else 0
-
-    def _unsent_at_call_end(self, state: JSONState, kept: str) -> str:
+    def _unsent_at_call_end(self, state: JSONState) -> str:
         """The closed call's arguments not streamed yet (vLLM only sends a tail ending in
         `"}` there, so a chunk holding the last arguments and the call end lost them)."""
-        body = _before_first(kept[self._call_body_start(kept, len(kept)) :], self.call_end)
-        read = read_partial(body, self.call_format)
+        read = read_partial(self._call_text(state), self.call_format)
         if read is None:
             return ""
         cur = state["cur"]
@@ -309,13 +344,12 @@ class MarkerRegexToolParser(ToolParser):
     def _stream_calls(
         self,
         state: JSONState,
-        kept: str,
         delta_text: str,
         n_ids: int,
         counts: tuple[int, int, int, int],
     ) -> DeltaMessage | None:
-        """vLLM's per-delta reading; `kept` is the text so far from the last call-begin
-        marker on (what vLLM splits at that marker is the same)."""
+        """vLLM's per-delta reading; the kept text is the text so far from the last
+        call-begin marker on (what vLLM splits at that marker is the same)."""
         prev_starts, prev_ends, cur_starts, cur_ends = counts
         portion: str | None = None
         text_portion: str | None = None
@@ -328,24 +362,29 @@ class MarkerRegexToolParser(ToolParser):
             return DeltaMessage(content=delta_text)
 
         if self.call_end in delta_text:
-            whole = kept + delta_text
-            body = whole[self._call_body_start(whole, len(kept)) :]
-            portion = _before_first(body, self.call_end).rstrip()
+            # the kept text (which ends in this delta already) and the delta once more
+            joint = self._kept_tail(state) + delta_text
+            at = joint.rfind(self.call_begin)
+            if at != -1:
+                portion = _before_first(joint[at + len(self.call_begin) :], self.call_end)
+            else:
+                portion = self._call_text(state, delta_text)
+            portion = portion.rstrip()
             delta_text = delta_text.split(self.call_end)[0].rstrip()
             text_portion = delta_text.split(self.call_end)[-1].lstrip()
 
         if cur_starts > cur_ends and cur_starts > prev_starts:
-            portion = kept[self._call_body_start(kept, len(kept)) :] if n_ids > 1 else None
+            portion = self._call_body(state) if n_ids > 1 else None
             text_portion = None
             state["cur"] += 1
             state["named"] = False
             state["sent"].append("")
         elif cur_starts > cur_ends and cur_starts == prev_starts:
-            portion = kept[self._call_body_start(kept, len(kept)) :]
+            portion = self._call_body(state)
             text_portion = None
         elif cur_starts == cur_ends and cur_ends >= prev_ends:
             if cur_ends > prev_ends and state["named"]:
-                rest = self._unsent_at_call_end(state, kept)
+                rest = self._unsent_at_call_end(state)
                 if rest:
                     return DeltaMessage(tool_calls=[DeltaToolCall(index=state["cur"], arguments=rest)])
             if not state["prev"]:
