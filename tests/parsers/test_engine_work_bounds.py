@@ -38,6 +38,18 @@ def _count_calls(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> list[
     return calls
 
 
+def _count_function_calls(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
+    calls = [0]
+    original = getattr(module, name)
+
+    def counted(*args: Any) -> Any:
+        calls[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def test_one_shot_markup_parsing_works_out_no_argument_deltas(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -94,14 +106,7 @@ def test_one_chunk_of_many_parameters_walks_each_value_a_bounded_number_of_times
 ) -> None:
     # the chunk's lexer pieces re-read the open call; each read resumes after the parameters
     # the last one ended, so values are walked per piece, not per piece and parameter
-    walked = [0]
-    original = param_walk._value_end
-
-    def counted(*args: Any) -> Any:
-        walked[0] += 1
-        return original(*args)
-
-    monkeypatch.setattr(param_walk, "_value_end", counted)
+    walked = _count_function_calls(monkeypatch, param_walk, "_value_end")
     params = "".join(f"<parameter=p{i}>\nv{i}\n</parameter>\n" for i in range(300))
     text = f"<tool_call>\n<function=get_time>\n{params}</function>\n</tool_call>"
     arguments = _one_chunk("qwen3_coder", "qwen3", text)
@@ -214,14 +219,7 @@ def test_section_markers_inside_arguments_read_the_call_a_bounded_number_of_time
     # each calls-begin marker is a piece of its own; fed one by one, every piece read the
     # whole call again (20,000 of them in one chunk: 6.7 s); a run of pieces that only
     # extends the arguments now goes in as one
-    reads = [0]
-    read_partial = separated_calls.read_partial
-
-    def counted(text: str, fmt: Any) -> Any:
-        reads[0] += 1
-        return read_partial(text, fmt)
-
-    monkeypatch.setattr(separated_calls, "read_partial", counted)
+    reads = _count_function_calls(monkeypatch, separated_calls, "read_partial")
     begin, section = "<｜tool▁call▁begin｜>", "<｜tool▁calls▁begin｜>"
     value = f"x{section}y " * 300
     if parser_name == "deepseek_v3":
