@@ -265,9 +265,11 @@ class MarkerRegexToolParser(ToolParser):
         """The kept text's last characters, one fewer than a call-begin marker has."""
         size = len(self.call_begin) - 1
         parts: list[str] = []
-        for part in reversed(state.get("later") or ()):
+        found = 0
+        for part in reversed(state.get("later") or ()):  # no empty parts: `_keep` skips them
             parts.append(part)
-            if sum(map(len, parts)) >= size:
+            found += len(part)
+            if found >= size:
                 break
         else:
             parts.append(state["text"][-size:])
@@ -281,7 +283,7 @@ class MarkerRegexToolParser(ToolParser):
         at = joint.rfind(self.call_begin)
         if at != -1:
             state["text"], state["later"] = joint[at:], []
-        else:
+        elif delta_text:
             state.setdefault("later", []).append(delta_text)
 
     def _body_offset(self, state: JSONState) -> int:
