@@ -3,8 +3,8 @@
 
 For each config whose `cases` are ["render", NAME], starts `vllm launch render` and stores the
 answers to the chat render requests of `<cases-module>.RENDER_CASES[NAME]` in the shared corpus
-format (family render-chat, or render-completion / tokenize for cases marked `"_endpoint":
-"completions"` / `"tokenize"`;
+format (family render-chat, or render-completion / tokenize / render-messages for cases marked
+`"_endpoint": "completions"` / `"tokenize"` / `"messages"`;
 ids `<config>-<scenario>`), merged into `--out` (records of configs
 not recorded in this run are kept).
 """
@@ -30,6 +30,7 @@ _ENDPOINTS = {
     "chat": ("render-chat", "/v1/chat/completions/render"),
     "completions": ("render-completion", "/v1/completions/render"),
     "tokenize": ("tokenize", "/tokenize"),
+    "messages": ("render-messages", "/v1/messages/render"),
 }
 
 

@@ -109,6 +109,14 @@ def test_vllm_spellings() -> None:
     assert parse("--enforce-eager", "--dtype", "bfloat16").ignored_enforce_eager is True
 
 
+def test_vllm_render_flags_reach_the_model_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    (opt,) = cli.model_options_from_args(parse("./m", "--exclude-tools-when-tool-choice-none"))
+    assert opt.exclude_tools_when_tool_choice_none and not opt.trust_request_mm_kwargs
+    monkeypatch.setenv("TOKENFRONT_TRUST_REQUEST_MM_KWARGS", "1")
+    (opt,) = cli.model_options_from_args(parse("./m"))
+    assert opt.trust_request_mm_kwargs and not opt.exclude_tools_when_tool_choice_none
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [("7", 7), ("2k", 2000), ("2K", 2048), ("1.5m", 1_500_000), ("3G", 3 * 2**30)],

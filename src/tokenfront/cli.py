@@ -215,6 +215,9 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
           default="auto")
     _flag(g, "--trust-request-chat-template", action="store_true",
           help="Allow requests to bring their own chat template.")
+    _flag(g, "--exclude-tools-when-tool-choice-none", action="store_true",
+          help="Render a request whose tool_choice is 'none' without its tools in the prompt "
+               "(derender still knows them).")
     _flag(g, "--default-chat-template-kwargs",
           help="JSON object merged under every request's chat_template_kwargs, "
                """e.g. '{"enable_thinking": false}'.""")
@@ -230,6 +233,9 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--limit-mm-per-prompt",
           help="""JSON object: most items of a modality in one prompt, e.g. '{"image": 2}' """
                "(vLLM's default: 999).")
+    _flag(g, "--trust-request-mm-kwargs", action="store_true",
+          help="Accept requests carrying mm_processor_kwargs / media_io_kwargs (text prompts "
+               "render as without them; with image inputs they are refused).")
     g = p.add_argument_group("parsers (list them with `tokenfront parsers`)")
     _flag(g, "--tool-call-parser",
           help="Tool-call parser for derender, e.g. hermes, llama3_json, mistral.")
@@ -414,6 +420,8 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         chat_template=chat_template_arg(args.chat_template),
         chat_template_content_format=args.chat_template_content_format,
         trust_request_chat_template=args.trust_request_chat_template,
+        exclude_tools_when_tool_choice_none=args.exclude_tools_when_tool_choice_none,
+        trust_request_mm_kwargs=args.trust_request_mm_kwargs,
         default_chat_template_kwargs=_json_arg(
             args.default_chat_template_kwargs, "--default-chat-template-kwargs"
         ),

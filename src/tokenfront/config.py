@@ -39,6 +39,11 @@ class ModelOptions:
     chat_template: str | None = None
     chat_template_content_format: ContentFormat = "auto"
     trust_request_chat_template: bool = False
+    # vLLM's --exclude-tools-when-tool-choice-none: a tool_choice "none" request's tools are
+    # left out of the prompt (the parse context keeps them).
+    exclude_tools_when_tool_choice_none: bool = False
+    # vLLM's --trust-request-mm-kwargs: requests may carry mm_processor_kwargs / media_io_kwargs.
+    trust_request_mm_kwargs: bool = False
     default_chat_template_kwargs: dict[str, Any] | None = None
     reasoning_effort_map: dict[str, str] | None = None
     # The reasoning_effort of a `/v1/messages/render` request with thinking disabled;

@@ -18,6 +18,7 @@ from tokenfront.render.chat_params import (
     merge_kwargs,
     request_template_kwargs,
     resolve_chat_template_kwargs,
+    template_tools,
 )
 from tokenfront.render.chat_template import (
     NO_TEMPLATE_MESSAGE,
@@ -28,7 +29,7 @@ from tokenfront.render.chat_template import (
 from tokenfront.render.encoders.deepseek import encode_prompt, encoder_content_format, encoder_mode
 from tokenfront.render.harmony import HARMONY_MODEL_TYPES
 from tokenfront.render.kimi_k3 import render_k3_ids, uses_k3_renderer
-from tokenfront.render.media_inputs import check_media_support
+from tokenfront.render.media_inputs import check_media_support, has_media
 from tokenfront.render.messages import to_conversation
 from tokenfront.render.mistral import (
     check_mistral_request,
@@ -85,21 +86,32 @@ def check_request_template(model: ServedModel, request: ChatCompletionRequest) -
         )
 
 
-def check_mm_kwargs(request: Any) -> None:
-    if getattr(request, "mm_processor_kwargs", None):
+def check_mm_kwargs(model: ServedModel, request: Any) -> None:
+    """Per-request multimodal kwargs: refused unless `--trust-request-mm-kwargs`; trusted, they
+    cannot change a text prompt, and tokenfront's image processors take none (refused there)."""
+    given = [name for name in _MM_KWARGS if getattr(request, name, None)]
+    if not given:
+        return
+    if not model.options.trust_request_mm_kwargs:
+        raise RequestValidationFailure(_MM_KWARGS[given[0]], parameter=given[0])
+    messages = getattr(request, "messages", None)
+    if isinstance(messages, list) and has_media(messages):
+        check_media_support(model, messages)  # vLLM's answer for a text-only model first
         raise RequestValidationFailure(
-            "Per-request mm_processor_kwargs are disabled by default because they can change "
-            "multimodal preprocessing resource usage. Start the server with "
-            "--trust-request-mm-kwargs only when clients are trusted.",
-            parameter="mm_processor_kwargs",
+            f"Per-request {given[0]} are not supported with image inputs: tokenfront renders "
+            "images with the processor's defaults only.",
+            parameter=given[0],
         )
-    if getattr(request, "media_io_kwargs", None):
-        raise RequestValidationFailure(
-            "Per-request media_io_kwargs are disabled by default because they can change "
-            "multimodal media loading resource usage. Start the server with "
-            "--trust-request-mm-kwargs only when clients are trusted.",
-            parameter="media_io_kwargs",
-        )
+
+
+_MM_KWARGS = {
+    "mm_processor_kwargs": "Per-request mm_processor_kwargs are disabled by default because "
+    "they can change multimodal preprocessing resource usage. Start the server with "
+    "--trust-request-mm-kwargs only when clients are trusted.",
+    "media_io_kwargs": "Per-request media_io_kwargs are disabled by default because they can "
+    "change multimodal media loading resource usage. Start the server with "
+    "--trust-request-mm-kwargs only when clients are trusted.",
+}
 
 
 def chat_tokenize_params(model: ServedModel, request: ChatCompletionRequest) -> TokenizeParams:
@@ -182,7 +194,7 @@ def render_prompt(
         if features_out is not None and k3_images.features is not None:
             features_out.append(k3_images.features)
         return ids, None
-    tools = request.tool_dicts()
+    tools = template_tools(model, request)
     template = select_template(model, request.chat_template, tools)
     mode = encoder_mode(model.options.tokenizer_mode, model.options.model)
     if template is None and mode is None:
@@ -219,7 +231,7 @@ def _k3_prompt_ids(
     form = responses_form(request)
     messages = request.messages if images is None else images.messages
     conversation = to_conversation(messages, "string", lazy=form is None)
-    tools = request.tool_dicts()
+    tools = template_tools(model, request)
     kwargs = merge_kwargs(
         merge_kwargs(default_template_kwargs(model), {"tools": tools, "tokenize": False}),
         request_template_kwargs(request, model.options.reasoning_effort_map),
@@ -280,7 +292,7 @@ def render_chat_request(
     elif model.model_type not in HARMONY_MODEL_TYPES:  # Harmony checks neither
         check_tool_choice(model, request)
         check_request_template(model, request)
-    check_mm_kwargs(request)
+    check_mm_kwargs(model, request)
     tok_params = chat_tokenize_params(model, request)
 
     offsets: list[list[int]] | None = None

@@ -24,6 +24,14 @@ def merge_kwargs(defaults: dict[str, Any] | None, overrides: dict[str, Any] | No
     return merged
 
 
+def template_tools(model: ServedModel, request: ChatCompletionRequest) -> list[dict[str, Any]] | None:
+    """The tools the prompt shows: none for tool_choice "none" under
+    `--exclude-tools-when-tool-choice-none` (the parse context still gets the request's)."""
+    if request.tool_choice == "none" and model.options.exclude_tools_when_tool_choice_none:
+        return None
+    return request.tool_dicts()
+
+
 def default_template_kwargs(model: ServedModel) -> dict[str, Any]:
     """`--default-chat-template-kwargs` plus the Cohere format default."""
     kwargs = dict(model.options.default_chat_template_kwargs or {})

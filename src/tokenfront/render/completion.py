@@ -103,7 +103,7 @@ def render_completion_request(
         raise APIError("Echo is unsupported with prompt embeds.")
     if request.prompt_logprobs is not None and request.prompt_embeds is not None:
         raise APIError("prompt_logprobs is not compatible with prompt embeds.")
-    check_mm_kwargs(request)
+    check_mm_kwargs(model, request)
     params = completion_tokenize_params(model, request)
     if request.prompt_embeds is not None:
         raise RequestValidationFailure(

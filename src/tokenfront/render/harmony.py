@@ -30,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from tokenfront.protocol.message_schemas import validated_lazily
 from tokenfront.protocol.requests import RequestValidationFailure, StructuredOutputsParams
+from tokenfront.render.chat_params import template_tools
 from tokenfront.render.harmony_tools import tools_section
 from tokenfront.render.structural_tags import output_format
 from tokenfront.render.structural_tags_harmony import final_answer
@@ -362,7 +363,8 @@ def render_request(model: Any, request: Any) -> list[int]:
     effort_map = model.options.reasoning_effort_map
     if effort is not None and effort_map:
         effort = effort_map.get(effort, effort)
-    return render_harmony_prompt(model.tokenizer, request.messages, request.tool_dicts(), effort)
+    tools = template_tools(model, request)
+    return render_harmony_prompt(model.tokenizer, request.messages, tools, effort)
 
 
 # ---- structured outputs: the requested format is asked for in the final channel ----------

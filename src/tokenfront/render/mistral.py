@@ -14,6 +14,7 @@ from typing import Any
 
 from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import ChatCompletionRequest, RequestValidationFailure
+from tokenfront.render.chat_params import template_tools
 from tokenfront.tokenization.mistral import MistralModeTokenizer, is_mistral_tokenizer
 
 __all__ = [
@@ -112,15 +113,10 @@ def render_mistral_prompt(model: Any, request: ChatCompletionRequest) -> list[in
     """The prompt ids of a chat request (before truncation and length checks)."""
     messages = copy.deepcopy([m for m in request.messages])
     truncate_tool_call_ids(messages)
-    tools = request.tool_dicts()
-    if request.tool_choice == "none" and getattr(
-        model.options, "exclude_tools_when_tool_choice_none", False
-    ):
-        tools = None
     return encode_mistral_chat(
         model.tokenizer,
         messages,
-        tools,
+        template_tools(model, request),
         add_generation_prompt=bool(request.add_generation_prompt),
         continue_final_message=bool(request.continue_final_message),
     )

@@ -379,7 +379,7 @@ def render_responses_request(
             raise APIError(f"KeyError: {exc}", param="input") from None
     else:
         chat.messages = input_messages(request)
-        check_mm_kwargs(chat)
+        check_mm_kwargs(model, chat)
         tok_params = tokenize_params(model, request)
         reused = reused_prompt_ids(model, chat)
         token_ids = reused if reused is not None else render_prompt(model, chat, tok_params, features_out=features)[0]

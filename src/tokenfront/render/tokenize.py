@@ -106,7 +106,7 @@ def _tokenize_chat(model: ServedModel, request: TokenizeChatRequest) -> list[int
     if request.mm_processor_kwargs or request.media_io_kwargs:
         from tokenfront.render.chat import check_mm_kwargs
 
-        check_mm_kwargs(request)
+        check_mm_kwargs(model, request)
     tools = None if request.tools is None else [t.to_dict() for t in request.tools]
     if is_mistral_tokenizer(model.tokenizer):
         return tokenize_mistral_chat(
