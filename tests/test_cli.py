@@ -109,12 +109,34 @@ def test_vllm_spellings() -> None:
     assert parse("--enforce-eager", "--dtype", "bfloat16").ignored_enforce_eager is True
 
 
+def test_engine_flags_of_a_vllm_command_line_are_accepted_and_ignored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    args = parse(
+        "./m", "-tp", "2", "--compilation-config.mode", "3", "--disable-prefix-caching",
+        "--speculative_config", "{}", "--no-enforce-eager", "--return-tokens-as-token-ids",
+    )  # fmt: skip
+    assert args.ignored_tensor_parallel_size == "2"
+    assert args.ignored_compilation_config == "3"
+    assert args.ignored_enable_prefix_caching is True  # either spelling of the switch
+    with caplog.at_level("WARNING", logger="tokenfront"):
+        cli._warn_ignored(args)
+    assert "--tensor-parallel-size" in caplog.text and "--speculative-config" in caplog.text
+    with pytest.raises(SystemExit):
+        parse("./m", "--tool-server", "demo")  # changes answers: refused, not ignored
+
+
 def test_vllm_render_flags_reach_the_model_options(monkeypatch: pytest.MonkeyPatch) -> None:
     (opt,) = cli.model_options_from_args(parse("./m", "--exclude-tools-when-tool-choice-none"))
     assert opt.exclude_tools_when_tool_choice_none and not opt.trust_request_mm_kwargs
     monkeypatch.setenv("TOKENFRONT_TRUST_REQUEST_MM_KWARGS", "1")
     (opt,) = cli.model_options_from_args(parse("./m"))
     assert opt.trust_request_mm_kwargs and not opt.exclude_tools_when_tool_choice_none
+    assert opt.cohere_format == "cmd4"
+    (opt,) = cli.model_options_from_args(
+        parse("./m", "--no-trust-request-mm-kwargs", "--cohere-format", "cmd3")
+    )
+    assert not opt.trust_request_mm_kwargs and opt.cohere_format == "cmd3"
 
 
 @pytest.mark.parametrize(

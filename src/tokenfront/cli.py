@@ -25,6 +25,7 @@ from tokenfront.config import (
     ModelOptions,
     ServerSettings,
 )
+from tokenfront.engine_flags import ENGINE_FLAGS
 from tokenfront.mock_engine.cli import add_mock_engine_command
 
 logger = logging.getLogger("tokenfront")
@@ -59,37 +60,6 @@ signals: SIGTERM/SIGINT stop accepting connections and let in-flight requests fi
   (up to --shutdown-timeout seconds).
 """
 
-# vLLM engine flags that mean nothing without an engine. Accepted so a `vllm serve` command
-# line works unchanged, then ignored with a warning. Value: whether the flag takes a value.
-IGNORED_ENGINE_FLAGS: dict[str, bool] = {
-    "--dtype": True,
-    "--seed": True,
-    "--gpu-memory-utilization": True,
-    "--tensor-parallel-size": True,
-    "--pipeline-parallel-size": True,
-    "--data-parallel-size": True,
-    "--max-num-seqs": True,
-    "--max-num-batched-tokens": True,
-    "--kv-cache-dtype": True,
-    "--quantization": True,
-    "--load-format": True,
-    "--config-format": True,
-    "--download-dir": True,
-    "--swap-space": True,
-    "--block-size": True,
-    "--max-log-len": True,
-    "--enforce-eager": False,
-    "--enable-prefix-caching": False,
-    "--no-enable-prefix-caching": False,
-    "--enable-chunked-prefill": False,
-    "--disable-log-stats": False,
-    "--enable-log-requests": False,
-    "--disable-log-requests": False,
-    "--enable-log-outputs": False,
-    "--disable-frontend-multiprocessing": False,
-    # tokenfront keeps no multimodal processor cache: it always answers as vLLM with 0 here.
-    "--mm-processor-cache-gb": True,
-}
 
 
 # ---------------------------------------------------------------- environment defaults
@@ -215,12 +185,17 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
           default="auto")
     _flag(g, "--trust-request-chat-template", action="store_true",
           help="Allow requests to bring their own chat template.")
-    _flag(g, "--exclude-tools-when-tool-choice-none", action="store_true",
+    _flag(g, "--exclude-tools-when-tool-choice-none", action=argparse.BooleanOptionalAction,
+          default=False,
           help="Render a request whose tool_choice is 'none' without its tools in the prompt "
                "(derender still knows them).")
     _flag(g, "--default-chat-template-kwargs",
           help="JSON object merged under every request's chat_template_kwargs, "
                """e.g. '{"enable_thinking": false}'.""")
+    _flag(g, "--cohere-format", default="cmd4",
+          help="Cohere prompt format (cmd4 or cmd3), added to every request's "
+               "chat_template_kwargs as cohere_format unless the request or "
+               "--default-chat-template-kwargs sets it.")
     _flag(g, "--reasoning-effort-map",
           help="JSON object rewriting a request's reasoning effort before templating, "
                """e.g. '{"medium": "low", "xhigh": "max"}' (unlisted efforts pass unchanged).""")
@@ -233,7 +208,7 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--limit-mm-per-prompt",
           help="""JSON object: most items of a modality in one prompt, e.g. '{"image": 2}' """
                "(vLLM's default: 999).")
-    _flag(g, "--trust-request-mm-kwargs", action="store_true",
+    _flag(g, "--trust-request-mm-kwargs", action=argparse.BooleanOptionalAction, default=False,
           help="Accept requests carrying mm_processor_kwargs / media_io_kwargs (text prompts "
                "render as without them; with image inputs they are refused).")
     g = p.add_argument_group("parsers (list them with `tokenfront parsers`)")
@@ -308,16 +283,25 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
           help="No access-log line per request.")
     _flag(g, "--enable-request-id-headers", action="store_true",
           help="Echo X-Request-Id (or a generated one) on every response.")
-    g = p.add_argument_group("accepted for `vllm serve` compatibility and ignored")
-    for flag, takes_value in IGNORED_ENGINE_FLAGS.items():
-        dest = "ignored_" + flag[2:].replace("-", "_")
+    g = p.add_argument_group("vLLM engine flags, accepted for `vllm serve` compatibility and ignored")
+    for flag, (spellings, takes_value) in ENGINE_FLAGS.items():
+        dest = _ignored_dest(flag)
         if takes_value:
-            g.add_argument(flag, dest=dest, default=None, help=argparse.SUPPRESS)
+            g.add_argument(*spellings, dest=dest, default=None, help=argparse.SUPPRESS)
         else:
-            g.add_argument(flag, dest=dest, action="store_true", help=argparse.SUPPRESS)
+            g.add_argument(*spellings, dest=dest, action="store_true", help=argparse.SUPPRESS)
     g.description = textwrap.fill(
-        ", ".join(IGNORED_ENGINE_FLAGS), width=88, break_on_hyphens=False
+        f"{len(ENGINE_FLAGS)} flags of vLLM 0.33.0 that only configure its engine (listed in "
+        "tokenfront/engine_flags.py), e.g. --tensor-parallel-size/-tp, --gpu-memory-utilization, "
+        "--max-num-seqs, --kv-cache-dtype, --enable-prefix-caching, --enforce-eager, "
+        "--compilation-config, --speculative-config, --kv-transfer-config.",
+        width=88,
+        break_on_hyphens=False,
     )
+
+
+def _ignored_dest(flag: str) -> str:
+    return "ignored_" + flag[2:].replace("-", "_")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -343,12 +327,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def normalize_argv(argv: list[str]) -> list[str]:
-    """vLLM accepts `--max_model_len` for `--max-model-len`; so do we."""
+    """vLLM's spellings: `--max_model_len` for `--max-model-len`, and an engine JSON flag set
+    key by key (`--compilation-config.mode 3`), which is ignored like the whole flag."""
     out = []
     for arg in argv:
-        if arg.startswith("--") and "_" in arg.split("=", 1)[0]:
+        if arg.startswith("--"):
             name, sep, value = arg.partition("=")
-            arg = name.replace("_", "-") + sep + value
+            name = name.replace("_", "-")
+            base = name.split(".", 1)[0]
+            if base != name and ENGINE_FLAGS.get(base, ((), False))[1]:
+                name = base
+            arg = name + sep + value
         out.append(arg)
     return out
 
@@ -426,6 +415,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
             args.default_chat_template_kwargs, "--default-chat-template-kwargs"
         ),
         reasoning_effort_map=reasoning_effort_map(args.reasoning_effort_map),
+        cohere_format=args.cohere_format,
         anthropic_disabled_thinking_effort=args.anthropic_disabled_thinking_effort,
         tool_call_parser=args.tool_call_parser,
         enable_auto_tool_choice=args.enable_auto_tool_choice,
@@ -514,8 +504,8 @@ def _validate(args: argparse.Namespace, options: list[ModelOptions]) -> None:
 def _warn_ignored(args: argparse.Namespace) -> None:
     used = [
         flag
-        for flag in IGNORED_ENGINE_FLAGS
-        if getattr(args, "ignored_" + flag[2:].replace("-", "_"), None) not in (None, False)
+        for flag in ENGINE_FLAGS
+        if getattr(args, _ignored_dest(flag), None) not in (None, False)
     ]
     if used:
         logger.warning("ignoring engine-only vLLM flags (no engine here): %s", " ".join(used))

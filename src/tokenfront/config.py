@@ -46,6 +46,9 @@ class ModelOptions:
     trust_request_mm_kwargs: bool = False
     default_chat_template_kwargs: dict[str, Any] | None = None
     reasoning_effort_map: dict[str, str] | None = None
+    # vLLM's --cohere-format: a default chat template kwarg of every model (Cohere renderers
+    # read it: cmd3 / cmd4).
+    cohere_format: str = "cmd4"
     # The reasoning_effort of a `/v1/messages/render` request with thinking disabled;
     # "auto" probes the chat template once ("low" when it ignores or refuses "none").
     anthropic_disabled_thinking_effort: str = "auto"

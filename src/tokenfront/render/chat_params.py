@@ -9,8 +9,6 @@ from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import ChatCompletionRequest
 from tokenfront.tokenization.registry import ServedModel
 
-# vLLM always adds `--cohere-format`'s default to the default template kwargs.
-_COHERE_FORMAT_DEFAULT = "cmd4"
 _UNSET = (None, "auto")
 
 
@@ -33,9 +31,11 @@ def template_tools(model: ServedModel, request: ChatCompletionRequest) -> list[d
 
 
 def default_template_kwargs(model: ServedModel) -> dict[str, Any]:
-    """`--default-chat-template-kwargs` plus the Cohere format default."""
+    """`--default-chat-template-kwargs` plus `--cohere-format` (vLLM adds it to every model's
+    defaults, "cmd4" unless set; an empty value adds none)."""
     kwargs = dict(model.options.default_chat_template_kwargs or {})
-    kwargs.setdefault("cohere_format", _COHERE_FORMAT_DEFAULT)
+    if model.options.cohere_format:
+        kwargs.setdefault("cohere_format", model.options.cohere_format)
     return kwargs
 
 
