@@ -126,6 +126,26 @@ def test_engine_flags_of_a_vllm_command_line_are_accepted_and_ignored(
         parse("./m", "--tool-server", "demo")  # changes answers: refused, not ignored
 
 
+def test_a_vllm_config_file_gives_flags_the_command_line_overrides(tmp_path: Path) -> None:
+    config = tmp_path / "serve.yaml"
+    config.write_text(
+        "port: 8100\nmax_model_len: 4k\nenable-auto-tool-choice: true\n"
+        "tool-call-parser: hermes\nstrict-tool-calling: false\ntrust-remote-code: false\n"
+        "served-model-name: [a, b]\ncompilation-config: {mode: 3}\n",
+        encoding="utf-8",
+    )
+    args = parse("./m", "--config", str(config), "--port", "9000")
+    (opt,) = cli.model_options_from_args(args)
+    assert args.port == 9000  # the command line wins
+    assert (opt.model, opt.served_model_name, opt.max_model_len) == ("./m", ["a", "b"], 4000)
+    assert opt.enable_auto_tool_choice and opt.tool_call_parser == "hermes"
+    assert opt.strict_tool_calling is False  # false: the flag's --no- form
+    assert args.ignored_compilation_config == '{"mode": 3}'
+    for bad in (["--config"], ["--config", "x.json"], ["--config", str(config)] * 2):
+        with pytest.raises(SystemExit):
+            parse(*bad)
+
+
 def test_vllm_render_flags_reach_the_model_options(monkeypatch: pytest.MonkeyPatch) -> None:
     (opt,) = cli.model_options_from_args(parse("./m", "--exclude-tools-when-tool-choice-none"))
     assert opt.exclude_tools_when_tool_choice_none and not opt.trust_request_mm_kwargs

@@ -166,6 +166,9 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--served-model-name", nargs="+", action="append", default=None,
                    help="Name(s) clients use for the model; repeat once per --model. "
                         "Default: the --model value.")
+    g.add_argument("--config", metavar="FILE.yaml",
+                   help="Read flags from a YAML file, as vLLM does: `port: 8100`, "
+                        "`tool-call-parser: hermes`, ...; flags on the command line win.")
     _flag(g, "--models-config",
           help="JSON/YAML file: a list of model entries with the same keys as the model "
                "flags (e.g. model, served_model_name, tool_call_parser).")
@@ -327,10 +330,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def normalize_argv(argv: list[str]) -> list[str]:
-    """vLLM's spellings: `--max_model_len` for `--max-model-len`, and an engine JSON flag set
-    key by key (`--compilation-config.mode 3`), which is ignored like the whole flag."""
+    """vLLM's spellings: `--config FILE.yaml`, `--max_model_len` for `--max-model-len`, and an
+    engine JSON flag set key by key (`--compilation-config.mode 3`), which is ignored like the
+    whole flag."""
     out = []
-    for arg in argv:
+    for arg in with_config_file(argv):
         if arg.startswith("--"):
             name, sep, value = arg.partition("=")
             name = name.replace("_", "-")
@@ -340,6 +344,65 @@ def normalize_argv(argv: list[str]) -> list[str]:
             arg = name + sep + value
         out.append(arg)
     return out
+
+
+def with_config_file(argv: list[str]) -> list[str]:
+    """`serve --config FILE.yaml` as vLLM reads it: the file's `key: value` pairs become flags
+    placed right after `serve` (and its MODEL), so the command line's own flags win. `true`
+    is the bare flag, `false` its `--no-` form where one exists, a list its items, a mapping
+    one JSON value."""
+    if "--config" not in argv:
+        return argv
+    if argv.count("--config") > 1:
+        raise SystemExit("error: more than one --config file")
+    at = argv.index("--config")
+    if at == len(argv) - 1:
+        raise SystemExit("error: --config needs a YAML file")
+    path = argv[at + 1]
+    if not path.endswith((".yaml", ".yml")):
+        raise SystemExit(f"error: --config {path}: the config file must be YAML (.yaml / .yml)")
+    rest = argv[:at] + argv[at + 2 :]
+    head = 1 if rest and rest[0] == "serve" else 0
+    if len(rest) > head and not rest[head].startswith("-"):
+        head += 1  # the positional MODEL stays first
+    return rest[:head] + _config_flags(path) + rest[head:]
+
+
+def _config_flags(path: str) -> list[str]:
+    import yaml
+
+    try:
+        config = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise SystemExit(f"error: --config {path}: {exc}") from None
+    if not isinstance(config, dict):
+        raise SystemExit(f"error: --config {path}: expected a mapping of flag names to values")
+    negatable = _negatable_flags()
+    flags: list[str] = []
+    for key, value in config.items():
+        flag = f"--{key}"
+        if isinstance(value, bool):
+            if value:
+                flags.append(flag)
+            elif f"--no-{key}" in negatable:
+                flags.append(f"--no-{key}")
+        elif isinstance(value, list):
+            if value:
+                flags += [flag, *(str(item) for item in value)]
+        elif isinstance(value, dict):
+            flags += [flag, json.dumps(value)]
+        else:
+            flags += [flag, str(value)]
+    return flags
+
+
+def _negatable_flags() -> set[str]:
+    serve = next(
+        action.choices["serve"]
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    return {option for option in serve._option_string_actions if option.startswith("--no-")}
 
 
 # ---------------------------------------------------------------- args -> settings
