@@ -426,6 +426,46 @@ def test_real_server_two_workers(server_env: dict[str, str], tiny_model: Path) -
     assert code == 0, out
 
 
+def test_real_server_on_a_unix_socket_skips_access_lines_of_quiet_paths(
+    server_env: dict[str, str], tiny_model: Path, tmp_path: Path
+) -> None:
+    sock = tmp_path / "tf.sock"
+    cmd = [sys.executable, "-m", "tokenfront", "serve", str(tiny_model), "--uds", str(sock),
+           "--disable-access-log-for-endpoints", "/health, /metrics", "--log-format", "json"]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=server_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        with httpx.Client(transport=httpx.HTTPTransport(uds=str(sock)), timeout=1) as client:
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    if client.get("http://tf/health").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            assert client.get("http://tf/v1/models").status_code == 200
+            assert client.get("http://tf/metrics").status_code == 200
+    finally:
+        code, out = stop_server(proc)
+    assert code == 0, out
+    access = [line for line in out.splitlines() if '"tokenfront.access"' in line]
+    assert any('"/v1/models"' in line for line in access), out
+    assert not any('"/health"' in line or '"/metrics"' in line for line in access), out
+
+
+def test_tls_and_socket_settings_reach_uvicorn() -> None:
+    from tokenfront.launch import uvicorn_kwargs
+
+    args = parse(
+        "--uds", "/tmp/x.sock", "--ssl-keyfile", "k.pem", "--ssl-certfile", "c.pem",
+        "--ssl-ca-certs", "ca.pem", "--ssl-cert-reqs", "2", "--ssl-ciphers", "ECDHE-RSA-AES256-GCM-SHA384",
+    )  # fmt: skip
+    kwargs = uvicorn_kwargs(cli.server_settings_from_args(args))
+    assert kwargs["uds"] == "/tmp/x.sock"
+    assert (kwargs["ssl_ca_certs"], kwargs["ssl_cert_reqs"]) == ("ca.pem", 2)
+    assert kwargs["ssl_ciphers"] == "ECDHE-RSA-AES256-GCM-SHA384"
+    assert "ssl_ca_certs" not in uvicorn_kwargs(cli.server_settings_from_args(parse()))
+
+
 def test_bad_model_fails_fast(server_env: dict[str, str], tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "tokenfront", "serve", "--model", str(tmp_path / "missing")]
     done = subprocess.run(cmd, env=server_env, capture_output=True, timeout=60)

@@ -236,6 +236,7 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("server")
     _flag(g, "--host", default="127.0.0.1", help="Address to bind (0.0.0.0 for every interface).")
     _flag(g, "--port", type=int, default=8000)
+    _flag(g, "--uds", help="Unix domain socket path to serve on instead of --host / --port.")
     _flag(g, "--workers", type=_positive(int), default=1,
           help="Worker processes sharing the port; each loads its own tokenizers.")
     _flag(g, "--root-path", default="", help="Path prefix when served behind a proxy.")
@@ -245,6 +246,11 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
           help="Seconds an idle keep-alive connection stays open.")
     _flag(g, "--ssl-keyfile")
     _flag(g, "--ssl-certfile")
+    _flag(g, "--ssl-ca-certs", help="CA certificates file (to verify client certificates).")
+    _flag(g, "--ssl-cert-reqs", type=int, default=0,
+          help="Whether a client certificate is required: the ssl module's CERT_NONE (0), "
+               "CERT_OPTIONAL (1) or CERT_REQUIRED (2).")
+    _flag(g, "--ssl-ciphers", help="Cipher suites for TLS 1.2 and below, OpenSSL syntax.")
     g = p.add_argument_group("security and limits")
     _flag(g, "--api-key", nargs="+", default=[], vllm_env="VLLM_API_KEY",
           help="Require `Authorization: Bearer KEY` (any of these) on every route but "
@@ -284,6 +290,8 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
           help="json: one object per line with request_id, status, duration_ms, ...")
     _flag(g, "--disable-uvicorn-access-log", action="store_true",
           help="No access-log line per request.")
+    _flag(g, "--disable-access-log-for-endpoints",
+          help="Comma-separated paths with no access-log line, e.g. '/health,/metrics,/ping'.")
     _flag(g, "--enable-request-id-headers", action="store_true",
           help="Echo X-Request-Id (or a generated one) on every response.")
     g = p.add_argument_group("vLLM engine flags, accepted for `vllm serve` compatibility and ignored")
@@ -546,6 +554,15 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
         timeout_keep_alive=args.timeout_keep_alive,
         ssl_keyfile=args.ssl_keyfile,
         ssl_certfile=args.ssl_certfile,
+        ssl_ca_certs=args.ssl_ca_certs,
+        ssl_cert_reqs=args.ssl_cert_reqs,
+        ssl_ciphers=args.ssl_ciphers,
+        uds=args.uds,
+        access_log_excluded_paths=[
+            path.strip()
+            for path in (args.disable_access_log_for_endpoints or "").split(",")
+            if path.strip()
+        ],
         allowed_origins=args.allowed_origins,
         allowed_methods=args.allowed_methods,
         allowed_headers=args.allowed_headers,

@@ -94,6 +94,13 @@ class ServerSettings:
     timeout_keep_alive: int = 5
     ssl_keyfile: str | None = None
     ssl_certfile: str | None = None
+    ssl_ca_certs: str | None = None
+    ssl_cert_reqs: int = 0  # ssl.CERT_NONE
+    ssl_ciphers: str | None = None
+    # A Unix domain socket to serve on instead of host / port.
+    uds: str | None = None
+    # Paths whose requests write no access-log line.
+    access_log_excluded_paths: list[str] = field(default_factory=list)
     allowed_origins: list[str] = field(default_factory=lambda: ["*"])
     allowed_methods: list[str] = field(default_factory=lambda: ["*"])
     allowed_headers: list[str] = field(default_factory=lambda: ["*"])

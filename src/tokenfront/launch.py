@@ -84,10 +84,18 @@ def uvicorn_kwargs(settings: ServerSettings) -> dict[str, Any]:
         "h11_max_incomplete_event_size": settings.max_header_bytes + _H11_SLACK,
         "root_path": settings.root_path,
     }
+    if settings.uds:
+        kwargs["uds"] = settings.uds
     if settings.ssl_keyfile:
         kwargs["ssl_keyfile"] = settings.ssl_keyfile
     if settings.ssl_certfile:
         kwargs["ssl_certfile"] = settings.ssl_certfile
+    if settings.ssl_ca_certs:
+        kwargs["ssl_ca_certs"] = settings.ssl_ca_certs
+    if settings.ssl_cert_reqs:
+        kwargs["ssl_cert_reqs"] = settings.ssl_cert_reqs
+    if settings.ssl_ciphers:
+        kwargs["ssl_ciphers"] = settings.ssl_ciphers
     return kwargs
 
 
@@ -106,13 +114,9 @@ def run(
         logger.error("%s", exc)
         return 1
     names = [n for m in registry.models for n in m.names]
-    logger.info(
-        "serving %s on http://%s:%d (workers=%d)",
-        ", ".join(names),
-        settings.host,
-        settings.port,
-        settings.workers,
-    )
+    where = f"unix:{settings.uds}" if settings.uds else f"{settings.host}:{settings.port}"
+    scheme = "https" if settings.ssl_certfile else "http"
+    logger.info("serving %s on %s://%s (workers=%d)", ", ".join(names), scheme, where, settings.workers)
     if settings.workers <= 1:
         app = create_app(registry, settings, serving=True)
         _exit_cleanly_on_stop_signals()

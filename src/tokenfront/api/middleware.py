@@ -43,6 +43,7 @@ class RequestGuard:
         self.settings = settings
         self.key_digests = [_digest(k) for k in settings.api_key if k]
         self.access_log = not settings.disable_uvicorn_access_log
+        self.quiet_paths = frozenset(settings.access_log_excluded_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -114,7 +115,7 @@ class RequestGuard:
         elapsed = time.perf_counter() - started
         method = scope.get("method", "")
         metrics.observe_request(method, endpoint, status, elapsed)
-        if self.access_log:
+        if self.access_log and path not in self.quiet_paths:
             client = scope.get("client")
             access_logger.info(
                 "request",
