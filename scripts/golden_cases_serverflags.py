@@ -1,5 +1,6 @@
 """Render cases for the server-flags corpus (`--exclude-tools-when-tool-choice-none`,
-`--trust-request-mm-kwargs`), recorded by `scripts/record_render41_golden.py --configs
+`--trust-request-mm-kwargs`, `--cohere-format`, `--override-generation-config`, engine-only
+flags), recorded by `scripts/record_render41_golden.py --configs
 tests/golden/configs-serverflags.json --out tests/golden/vllm-serverflags.jsonl
 --cases-module golden_cases_serverflags`.
 
@@ -62,6 +63,8 @@ FLAGS: dict[str, Body] = {
         "messages": _ASK,
         "mm_processor_kwargs": {"num_crops": 4},
     },
+    "max_tokens_over_a_cap": {"messages": _ASK, "max_tokens": 500, "temperature": 0.9},
+    "completion_max_tokens": {"_endpoint": "completions", "prompt": "Hello", "max_tokens": 500},
     "completion_media_io_kwargs": {
         "_endpoint": "completions",
         "prompt": "Hello",

@@ -179,6 +179,9 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--max-model-len", type=human_int,
           help="Context length (1k = 1000, 1K = 1024). Default: from the model config.")
     _flag(g, "--max-logprobs", type=int, default=DEFAULT_MAX_LOGPROBS)
+    _flag(g, "--override-generation-config",
+          help="""JSON object of sampling defaults set over the generation config's, e.g. """
+               """'{"temperature": 0.5}'; its max_new_tokens caps every request's max_tokens.""")
     _flag(g, "--generation-config", default="auto",
           help="'auto' (the model's generation_config.json gives sampling defaults), "
                "'vllm' (no defaults) or a directory holding generation_config.json.")
@@ -477,6 +480,9 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         max_model_len=int(args.max_model_len) if args.max_model_len else None,
         max_logprobs=args.max_logprobs,
         generation_config=args.generation_config,
+        override_generation_config=_json_arg(
+            args.override_generation_config, "--override-generation-config"
+        ),
         chat_template=chat_template_arg(args.chat_template),
         chat_template_content_format=args.chat_template_content_format,
         trust_request_chat_template=args.trust_request_chat_template,

@@ -36,6 +36,8 @@ class ModelOptions:
     trust_remote_code: bool = False
     max_model_len: int | None = None
     generation_config: str = "auto"
+    # vLLM's --override-generation-config: sampling defaults set over the generation config's.
+    override_generation_config: dict[str, Any] | None = None
     chat_template: str | None = None
     chat_template_content_format: ContentFormat = "auto"
     trust_request_chat_template: bool = False

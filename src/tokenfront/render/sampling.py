@@ -69,26 +69,28 @@ def sampling_defaults(model: ServedModel) -> dict[str, Any]:
     cached = _defaults_cache.get(model)
     if cached is not None:
         return cached
-    if model.options.generation_config == "vllm":
-        result: dict[str, Any] = {}
-    else:
-        config = model.generation_config or {}
-        diff = {
+    config: dict[str, Any] = {}
+    if model.options.generation_config != "vllm":
+        config = {
             k: v
-            for k, v in config.items()
+            for k, v in (model.generation_config or {}).items()
             if k not in _HF_GENERATION_DEFAULTS or _HF_GENERATION_DEFAULTS[k] != v
         }
-        result = {k: diff[k] for k in _GENERATION_KEYS if diff.get(k) is not None}
-        if "max_new_tokens" in result:
-            result["max_tokens"] = result.pop("max_new_tokens")
+    config.update(model.options.override_generation_config or {})
+    result = {k: config[k] for k in _GENERATION_KEYS if config.get(k) is not None}
+    if "max_new_tokens" in result:
+        result["max_tokens"] = result.pop("max_new_tokens")
     return _defaults_cache.put(model, result)
 
 
 def override_max_tokens(model: ServedModel) -> int | None:
+    """The server-wide output cap: a generation config folder's, else
+    `--override-generation-config`'s `max_new_tokens` (vLLM's rule)."""
     if model.options.generation_config not in ("auto", "vllm"):
         value = sampling_defaults(model).get("max_tokens")
-        return value if isinstance(value, int) else None
-    return None
+    else:
+        value = (model.options.override_generation_config or {}).get("max_new_tokens")
+    return value if isinstance(value, int) else None
 
 
 def get_max_tokens(

@@ -5,24 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tokenfront.config import ModelOptions
 
 logger = logging.getLogger(__name__)
-
-# Keys vLLM reads from generation_config.json as default sampling params
-# (`--generation-config auto`), mapped to SamplingParams names.
-_GENERATION_CONFIG_KEYS = {
-    "repetition_penalty": "repetition_penalty",
-    "temperature": "temperature",
-    "top_k": "top_k",
-    "top_p": "top_p",
-    "min_p": "min_p",
-    "max_new_tokens": "max_tokens",
-}
 
 # Config keys that bound the context length, in vLLM's order of preference.
 _MAX_LEN_KEYS = (
@@ -64,7 +53,6 @@ class ServedModel:
     eos_token_id: int | None
     model_eos_token_ids: frozenset[int]
     vocab_size: int
-    default_sampling_params: dict[str, Any] = field(default_factory=dict)
     # Filled by the parser registry when a tool or reasoning parser is configured.
     parser: Any = None
     # `render.anthropic.MessagesFacts`, found on the first /v1/messages/render request.
@@ -135,17 +123,6 @@ def derive_max_model_len(hf_config: dict[str, Any], tokenizer_config: dict[str, 
     if isinstance(value, int) and 0 < value < 10**9:
         return value
     return 2048
-
-
-def default_sampling_params(generation_config: dict[str, Any], mode: str) -> dict[str, Any]:
-    """Sampling defaults the way vLLM's `--generation-config auto` (or a path) derives them."""
-    if mode == "vllm":
-        return {}
-    return {
-        target: generation_config[key]
-        for key, target in _GENERATION_CONFIG_KEYS.items()
-        if generation_config.get(key) is not None
-    }
 
 
 def _load_tokenizer(source: Path, options: ModelOptions) -> Any:
@@ -272,9 +249,6 @@ def load_model(options: ModelOptions) -> ServedModel:
         eos_token_id=eos_token_id,
         model_eos_token_ids=frozenset(eos_ids),
         vocab_size=len(tokenizer),
-        default_sampling_params=default_sampling_params(
-            generation_config, options.generation_config
-        ),
     )
     served.parser = build_parsers(options, tokenizer, served.model_type, served.name)
     logger.info(
