@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -144,6 +145,24 @@ def test_a_vllm_config_file_gives_flags_the_command_line_overrides(tmp_path: Pat
     for bad in (["--config"], ["--config", "x.json"], ["--config", str(config)] * 2):
         with pytest.raises(SystemExit):
             parse(*bad)
+
+
+def test_hf_overrides_replace_values_and_update_sub_configurations() -> None:
+    from tokenfront.tokenization.registry import apply_hf_overrides
+
+    config = {"max_position_embeddings": 40960, "rope_scaling": {"factor": 2.0, "type": "x"},
+              "text_config": {"rope_scaling": {"factor": 2.0, "type": "x"}, "vocab_size": 5}}  # fmt: skip
+    overrides = {"max_position_embeddings": 8192, "rope_scaling": {"factor": 4.0},
+                 "text_config": {"rope_scaling": {"factor": 4.0}}}  # fmt: skip
+    (opt,) = cli.model_options_from_args(parse("./m", "--hf-overrides", json.dumps(overrides)))
+    assert apply_hf_overrides(config, opt.hf_overrides or {}) == {
+        "max_position_embeddings": 8192,
+        "rope_scaling": {"factor": 4.0},  # a value: replaced
+        "text_config": {"rope_scaling": {"factor": 4.0, "type": "x"}, "vocab_size": 5},
+    }
+    for identity in ({"architectures": ["X"]}, {"text_config": {"model_type": "x"}}):
+        with pytest.raises(SystemExit):
+            cli.model_options_from_args(parse("./m", "--hf-overrides", json.dumps(identity)))
 
 
 def test_vllm_render_flags_reach_the_model_options(monkeypatch: pytest.MonkeyPatch) -> None:

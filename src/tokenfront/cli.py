@@ -175,6 +175,10 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--tokenizer", help="Tokenizer directory, when not the model's own.")
     _flag(g, "--tokenizer-mode", choices=["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41", "kimi_k3"], default="auto")
     _flag(g, "--revision")
+    _flag(g, "--hf-overrides",
+          help="""JSON object of config.json values to replace, e.g. """
+               """'{"max_position_embeddings": 8192}' (a sub-configuration such as text_config """
+               "is updated key by key).")
     _flag(g, "--trust-remote-code", action="store_true")
     _flag(g, "--max-model-len", type=human_int,
           help="Context length (1k = 1000, 1K = 1024). Default: from the model config.")
@@ -431,6 +435,23 @@ def _json_arg(value: str | None, flag: str) -> dict[str, Any] | None:
     return data
 
 
+# What a model *is* is read from config.json in several places (parsers' id style, DeepSeek
+# encoders, Harmony): an override there would reach only some of them.
+_IDENTITY_KEYS = ("architectures", "model_type")
+
+
+def _hf_overrides(value: str | None) -> dict[str, Any] | None:
+    overrides = _json_arg(value, "--hf-overrides")
+    for key, item in (overrides or {}).items():
+        nested = item if isinstance(item, dict) and key.endswith("_config") else {}
+        if key in _IDENTITY_KEYS or any(k in _IDENTITY_KEYS for k in nested):
+            raise SystemExit(
+                f"--hf-overrides: architectures / model_type cannot be overridden (in {key!r}): "
+                "tokenfront serves a model as its config.json names it"
+            )
+    return overrides
+
+
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
@@ -476,6 +497,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         tokenizer=args.tokenizer,
         tokenizer_mode=args.tokenizer_mode,
         revision=args.revision,
+        hf_overrides=_hf_overrides(args.hf_overrides),
         trust_remote_code=args.trust_remote_code,
         max_model_len=int(args.max_model_len) if args.max_model_len else None,
         max_logprobs=args.max_logprobs,

@@ -125,6 +125,32 @@ def derive_max_model_len(hf_config: dict[str, Any], tokenizer_config: dict[str, 
     return 2048
 
 
+def apply_hf_overrides(hf_config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """`config.json` with `--hf-overrides` applied as vLLM applies them: a value replaces the
+    key's, except that a mapping given for a sub-configuration (`text_config`, ...) updates it
+    key by key, recursively."""
+    config = dict(hf_config)
+    for key, value in overrides.items():
+        current = config.get(key)
+        if isinstance(value, dict) and isinstance(current, dict) and key.endswith("_config"):
+            config[key] = _updated(current, value)
+        else:
+            config[key] = value
+    return config
+
+
+def _updated(target: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(target)
+    for key, value in updates.items():
+        current = merged.get(key)
+        merged[key] = (
+            _updated(current, value)
+            if isinstance(value, dict) and isinstance(current, dict)
+            else value
+        )
+    return merged
+
+
 def _load_tokenizer(source: Path, options: ModelOptions) -> Any:
     kwargs: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
     if options.revision:
@@ -218,6 +244,8 @@ def load_model(options: ModelOptions) -> ServedModel:
         )
     else:
         generation_config = _read_json(Path(options.generation_config) / "generation_config.json")
+    if options.hf_overrides:
+        hf_config = apply_hf_overrides(hf_config, options.hf_overrides)
 
     try:
         tokenizer = _load_tokenizer(tokenizer_dir, options)
