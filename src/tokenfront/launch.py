@@ -84,18 +84,11 @@ def uvicorn_kwargs(settings: ServerSettings) -> dict[str, Any]:
         "h11_max_incomplete_event_size": settings.max_header_bytes + _H11_SLACK,
         "root_path": settings.root_path,
     }
-    if settings.uds:
-        kwargs["uds"] = settings.uds
-    if settings.ssl_keyfile:
-        kwargs["ssl_keyfile"] = settings.ssl_keyfile
-    if settings.ssl_certfile:
-        kwargs["ssl_certfile"] = settings.ssl_certfile
-    if settings.ssl_ca_certs:
-        kwargs["ssl_ca_certs"] = settings.ssl_ca_certs
-    if settings.ssl_cert_reqs:
-        kwargs["ssl_cert_reqs"] = settings.ssl_cert_reqs
-    if settings.ssl_ciphers:
-        kwargs["ssl_ciphers"] = settings.ssl_ciphers
+    # passed only when set: uvicorn's own defaults otherwise (a Unix socket replaces host/port)
+    for name in ("uds", "ssl_keyfile", "ssl_certfile", "ssl_ca_certs", "ssl_cert_reqs", "ssl_ciphers"):
+        value = getattr(settings, name)
+        if value:
+            kwargs[name] = value
     return kwargs
 
 
