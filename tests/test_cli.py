@@ -135,7 +135,7 @@ def test_a_vllm_config_file_gives_flags_the_command_line_overrides(tmp_path: Pat
         "served-model-name: [a, b]\ncompilation-config: {mode: 3}\n",
         encoding="utf-8",
     )
-    args = parse("./m", "--config", str(config), "--port", "9000")
+    args = parse("./m", f"--config={config}", "--port", "9000")
     (opt,) = cli.model_options_from_args(args)
     assert args.port == 9000  # the command line wins
     assert (opt.model, opt.served_model_name, opt.max_model_len) == ("./m", ["a", "b"], 4000)

@@ -61,7 +61,6 @@ signals: SIGTERM/SIGINT stop accepting connections and let in-flight requests fi
 """
 
 
-
 # ---------------------------------------------------------------- environment defaults
 
 _TRUE = ("1", "true", "yes", "on")
@@ -366,6 +365,7 @@ def with_config_file(argv: list[str]) -> list[str]:
     placed right after `serve` (and its MODEL), so the command line's own flags win. `true`
     is the bare flag, `false` its `--no-` form where one exists, a list its items, a mapping
     one JSON value."""
+    argv = [part for arg in argv for part in _split_config_arg(arg)]
     if "--config" not in argv:
         return argv
     if argv.count("--config") > 1:
@@ -381,6 +381,10 @@ def with_config_file(argv: list[str]) -> list[str]:
     if len(rest) > head and not rest[head].startswith("-"):
         head += 1  # the positional MODEL stays first
     return rest[:head] + _config_flags(path) + rest[head:]
+
+
+def _split_config_arg(arg: str) -> list[str]:
+    return ["--config", arg.removeprefix("--config=")] if arg.startswith("--config=") else [arg]
 
 
 def _config_flags(path: str) -> list[str]:
