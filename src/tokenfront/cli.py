@@ -174,6 +174,8 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--tokenizer", help="Tokenizer directory, when not the model's own.")
     _flag(g, "--tokenizer-mode", choices=["auto", "hf", "mistral", "slow", "deepseek_v32", "deepseek_v4", "deepseek_v41", "kimi_k3"], default="auto")
     _flag(g, "--revision")
+    _flag(g, "--tokenizer-revision",
+          help="Hub revision of the tokenizer (default: --revision); a local folder has none.")
     _flag(g, "--hf-overrides",
           help="""JSON object of config.json values to replace, e.g. """
                """'{"max_position_embeddings": 8192}' (a sub-configuration such as text_config """
@@ -501,6 +503,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         tokenizer=args.tokenizer,
         tokenizer_mode=args.tokenizer_mode,
         revision=args.revision,
+        tokenizer_revision=args.tokenizer_revision,
         hf_overrides=_hf_overrides(args.hf_overrides),
         trust_remote_code=args.trust_remote_code,
         max_model_len=int(args.max_model_len) if args.max_model_len else None,

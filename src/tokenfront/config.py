@@ -33,6 +33,8 @@ class ModelOptions:
     tokenizer: str | None = None
     tokenizer_mode: TokenizerMode = "auto"
     revision: str | None = None
+    # vLLM's --tokenizer-revision: the tokenizer's hub revision (default: `revision`).
+    tokenizer_revision: str | None = None
     # vLLM's --hf-overrides: config.json values replaced (sub-configurations updated).
     hf_overrides: dict[str, Any] | None = None
     trust_remote_code: bool = False

@@ -153,8 +153,8 @@ def _updated(target: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
 
 def _load_tokenizer(source: Path, options: ModelOptions) -> Any:
     kwargs: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
-    if options.revision:
-        kwargs["revision"] = options.revision
+    if options.tokenizer_revision or options.revision:
+        kwargs["revision"] = options.tokenizer_revision or options.revision
     mode = options.tokenizer_mode
     if mode == "auto":
         mode = "mistral" if any(source.glob("consolidated*.safetensors")) else "hf"
@@ -231,8 +231,11 @@ def load_model(options: ModelOptions) -> ServedModel:
         if not options.served_model_name:
             options.served_model_name = ["qwen3"]
     model_dir = resolve_model_dir(options.model, options.revision)
+    tokenizer_revision = options.tokenizer_revision or options.revision  # vLLM's default
     tokenizer_dir = (
-        resolve_model_dir(options.tokenizer, options.revision) if options.tokenizer else model_dir
+        resolve_model_dir(options.tokenizer or options.model, tokenizer_revision)
+        if options.tokenizer or tokenizer_revision != options.revision
+        else model_dir
     )
     hf_config = _read_json(model_dir / "config.json")
     tokenizer_config = _read_json(tokenizer_dir / "tokenizer_config.json")
