@@ -148,7 +148,7 @@ def test_a_vllm_config_file_gives_flags_the_command_line_overrides(tmp_path: Pat
 
 
 def test_hf_overrides_replace_values_and_update_sub_configurations() -> None:
-    from tokenfront.tokenization.registry import apply_hf_overrides
+    from tokenfront.tokenization.registry import ModelLoadError, apply_hf_overrides
 
     config = {"max_position_embeddings": 40960, "rope_scaling": {"factor": 2.0, "type": "x"},
               "text_config": {"rope_scaling": {"factor": 2.0, "type": "x"}, "vocab_size": 5}}  # fmt: skip
@@ -161,8 +161,8 @@ def test_hf_overrides_replace_values_and_update_sub_configurations() -> None:
         "text_config": {"rope_scaling": {"factor": 4.0, "type": "x"}, "vocab_size": 5},
     }
     for identity in ({"architectures": ["X"]}, {"text_config": {"model_type": "x"}}):
-        with pytest.raises(SystemExit):
-            cli.model_options_from_args(parse("./m", "--hf-overrides", json.dumps(identity)))
+        with pytest.raises(ModelLoadError):  # refused when the model loads, at start
+            apply_hf_overrides(config, identity)
 
 
 def test_vllm_render_flags_reach_the_model_options(monkeypatch: pytest.MonkeyPatch) -> None:

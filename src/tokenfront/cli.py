@@ -441,23 +441,6 @@ def _json_arg(value: str | None, flag: str) -> dict[str, Any] | None:
     return data
 
 
-# What a model *is* is read from config.json in several places (parsers' id style, DeepSeek
-# encoders, Harmony): an override there would reach only some of them.
-_IDENTITY_KEYS = ("architectures", "model_type")
-
-
-def _hf_overrides(value: str | None) -> dict[str, Any] | None:
-    overrides = _json_arg(value, "--hf-overrides")
-    for key, item in (overrides or {}).items():
-        nested = item if isinstance(item, dict) and key.endswith("_config") else {}
-        if key in _IDENTITY_KEYS or any(k in _IDENTITY_KEYS for k in nested):
-            raise SystemExit(
-                f"--hf-overrides: architectures / model_type cannot be overridden (in {key!r}): "
-                "tokenfront serves a model as its config.json names it"
-            )
-    return overrides
-
-
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
@@ -504,7 +487,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         tokenizer_mode=args.tokenizer_mode,
         revision=args.revision,
         tokenizer_revision=args.tokenizer_revision,
-        hf_overrides=_hf_overrides(args.hf_overrides),
+        hf_overrides=_json_arg(args.hf_overrides, "--hf-overrides"),
         trust_remote_code=args.trust_remote_code,
         max_model_len=int(args.max_model_len) if args.max_model_len else None,
         max_logprobs=args.max_logprobs,

@@ -125,17 +125,25 @@ def derive_max_model_len(hf_config: dict[str, Any], tokenizer_config: dict[str, 
     return 2048
 
 
+# What a model *is* is read from config.json in several places (parsers' id style, DeepSeek
+# encoders, Harmony): an override of it would reach only some of them.
+_IDENTITY_KEYS = ("architectures", "model_type")
+
+
 def apply_hf_overrides(hf_config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     """`config.json` with `--hf-overrides` applied as vLLM applies them: a value replaces the
     key's, except that a mapping given for a sub-configuration (`text_config`, ...) updates it
-    key by key, recursively."""
+    key by key, recursively. Overrides of architectures / model_type are refused."""
     config = dict(hf_config)
     for key, value in overrides.items():
+        sub_config = isinstance(value, dict) and key.endswith("_config")
+        if key in _IDENTITY_KEYS or (sub_config and any(k in _IDENTITY_KEYS for k in value)):
+            raise ModelLoadError(
+                f"--hf-overrides: architectures / model_type cannot be overridden (in {key!r}): "
+                "tokenfront serves a model as its config.json names it"
+            )
         current = config.get(key)
-        if isinstance(value, dict) and isinstance(current, dict) and key.endswith("_config"):
-            config[key] = _updated(current, value)
-        else:
-            config[key] = value
+        config[key] = _updated(current, value) if sub_config and isinstance(current, dict) else value
     return config
 
 
