@@ -4,7 +4,8 @@
 For each config whose `cases` are ["render", NAME], starts `vllm launch render` and stores the
 answers to the chat render requests of `<cases-module>.RENDER_CASES[NAME]` in the shared corpus
 format (family render-chat, or render-completion / tokenize / render-messages for cases marked
-`"_endpoint": "completions"` / `"tokenize"` / `"messages"`;
+`"_endpoint": "completions"` / `"tokenize"` / `"messages"`, GET /tokenizer_info for
+`"tokenizer_info"`;
 ids `<config>-<scenario>`), merged into `--out` (records of configs
 not recorded in this run are kept).
 """
@@ -31,7 +32,9 @@ _ENDPOINTS = {
     "completions": ("render-completion", "/v1/completions/render"),
     "tokenize": ("tokenize", "/tokenize"),
     "messages": ("render-messages", "/v1/messages/render"),
+    "tokenizer_info": ("tokenizer-info", "/tokenizer_info"),
 }
+_GET_ENDPOINTS = frozenset({"/tokenizer_info"})
 
 
 def _record_config(lib: Any, cases: dict[str, Any], name: str, config: dict[str, Any], args: Any) -> list[dict[str, Any]]:
@@ -60,7 +63,7 @@ def _record_config(lib: Any, cases: dict[str, Any], name: str, config: dict[str,
                     "family": family,
                     "config": name,
                     "endpoint": endpoint,
-                    "method": "POST",
+                    "method": "GET" if endpoint in _GET_ENDPOINTS else "POST",
                     "request": {"model": config["served_model_name"], **body},
                     "scenario": scenario,
                 }
@@ -70,6 +73,8 @@ def _record_config(lib: Any, cases: dict[str, Any], name: str, config: dict[str,
                     continue
                 record["status"] = result["status"]
                 record["response"] = result["response"]
+                if endpoint == "/tokenizer_info":  # the model folder of the recording machine
+                    record["ignore_paths"] = ["$.name_or_path"]
                 records.append(record)
     finally:
         server.stop()

@@ -118,13 +118,30 @@ def test_engine_flags_of_a_vllm_command_line_are_accepted_and_ignored(
         "--speculative_config", "{}", "--no-enforce-eager", "--return-tokens-as-token-ids",
     )  # fmt: skip
     assert args.ignored_tensor_parallel_size == "2"
-    assert args.ignored_compilation_config == "3"
+    assert args.ignored_compilation_config == '{"mode": 3}'
     assert args.ignored_enable_prefix_caching is True  # either spelling of the switch
     with caplog.at_level("WARNING", logger="tokenfront"):
         cli._warn_ignored(args)
     assert "--tensor-parallel-size" in caplog.text and "--speculative-config" in caplog.text
     with pytest.raises(SystemExit):
         parse("./m", "--tool-server", "demo")  # changes answers: refused, not ignored
+
+
+def test_a_json_flag_set_key_by_key_is_one_object_as_in_vllm() -> None:
+    args = parse(
+        "./m", "--hf-overrides.max_position_embeddings", "4k", "--hf-overrides.text_config.x=1",
+        "--override_generation_config.stop+", "a,b", "--override-generation-config.stop+", "c",
+        "--override-generation-config.temperature", "0.5", "--hf-overrides.name", "n.1",
+    )  # fmt: skip
+    assert json.loads(args.hf_overrides) == {
+        "max_position_embeddings": 4000, "text_config": {"x": 1}, "name": "n.1",
+    }  # fmt: skip
+    assert json.loads(args.override_generation_config) == {"stop": ["a", "b", "c"], "temperature": 0.5}
+    # the folded object comes last, so it replaces a whole object given on the command line
+    args = parse("./m", "--hf-overrides.a", "1", "--hf-overrides", '{"b": 2}')
+    assert json.loads(args.hf_overrides) == {"a": 1}
+    with pytest.raises(SystemExit):
+        parse("./m", "--hf-overrides.a")
 
 
 def test_a_vllm_config_file_gives_flags_the_command_line_overrides(tmp_path: Path) -> None:
@@ -483,6 +500,20 @@ def test_tls_and_socket_settings_reach_uvicorn() -> None:
     assert (kwargs["ssl_ca_certs"], kwargs["ssl_cert_reqs"]) == ("ca.pem", 2)
     assert kwargs["ssl_ciphers"] == "ECDHE-RSA-AES256-GCM-SHA384"
     assert "ssl_ca_certs" not in uvicorn_kwargs(cli.server_settings_from_args(parse()))
+
+
+def test_h11_limits_reach_uvicorn_and_the_guard() -> None:
+    from tokenfront.launch import uvicorn_kwargs
+
+    settings = cli.server_settings_from_args(
+        parse("--h11-max-incomplete-event-size", "1m", "--h11-max-header-count", "64")
+    )
+    assert uvicorn_kwargs(settings)["h11_max_incomplete_event_size"] == 1_000_000
+    assert settings.max_header_count == 64
+    default = uvicorn_kwargs(cli.server_settings_from_args(parse("--max-header-bytes", "1000")))
+    assert default["h11_max_incomplete_event_size"] > 1000  # room for the header limit's 431
+    with pytest.raises(SystemExit):
+        parse("--h11-max-header-count", "0")
 
 
 def test_bad_model_fails_fast(server_env: dict[str, str], tmp_path: Path) -> None:

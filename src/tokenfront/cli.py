@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from tokenfront.config import (
     DEFAULT_ENGINE_MAX_CONNECTIONS,
     DEFAULT_ENGINE_TIMEOUT,
     DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_HEADER_COUNT,
     DEFAULT_MAX_LOGPROBS,
     DEFAULT_MAX_N_SEQUENCES,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -126,11 +128,21 @@ def _json_list(text: str) -> list[str]:
     return [str(v) for v in data]
 
 
-def _positive(kind: type) -> Any:
+def _positive(kind: Callable[[str], Any]) -> Any:
     def check(text: str) -> Any:
         value = kind(text)
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+        return value
+
+    return check
+
+
+def _non_negative(kind: Callable[[str], Any]) -> Any:
+    def check(text: str) -> Any:
+        value = kind(text)
+        if not 0 <= value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text!r}")
         return value
 
     return check
@@ -272,6 +284,11 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
           help="Larger bodies get 413 before being read; 0 = no limit.")
     _flag(g, "--max-header-bytes", type=_positive(int), default=DEFAULT_MAX_HEADER_BYTES,
           help="Larger request headers get 431.")
+    _flag(g, "--h11-max-header-count", type=_positive(int), default=DEFAULT_MAX_HEADER_COUNT,
+          help="vLLM's: requests with more headers get 431.")
+    _flag(g, "--h11-max-incomplete-event-size", type=_positive(human_int),
+          help="vLLM's: bytes h11 buffers for an unfinished request head before refusing it "
+               "(default: room for --max-header-bytes).")
     _flag(g, "--max-n-sequences", type=int, default=DEFAULT_MAX_N_SEQUENCES,
           vllm_env="VLLM_MAX_N_SEQUENCES",
           help="Bound on choices per response and responses per request.")
@@ -281,6 +298,11 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--allow-credentials", action="store_true")
     _flag(g, "--disable-fastapi-docs", action="store_true",
           help="Do not serve /docs, /redoc and /openapi.json.")
+    _flag(g, "--enable-tokenizer-info-endpoint", action="store_true",
+          help="vLLM's: serve GET /tokenizer_info (the tokenizer's configuration, chat template "
+               "included).")
+    g.add_argument("--disable-tokenizer-info-endpoint", dest="enable_tokenizer_info_endpoint",
+                   action="store_false", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     g = p.add_argument_group("gateway mode (OpenAI endpoints over a token-in/token-out engine)")
     _flag(g, "--engine-url",
           help="Base URL of a generate server (`vllm serve MODEL --tokens-only`, or "
@@ -291,11 +313,24 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--engine-max-connections", type=_positive(int),
           default=DEFAULT_ENGINE_MAX_CONNECTIONS,
           help="Most concurrent (keep-alive) connections to the engine.")
+    _flag(g, "--sse-keep-alive-interval", type=_non_negative(float), default=0,
+          help="vLLM's: an SSE comment line (': keep-alive') whenever a streamed "
+               "/v1/chat/completions or /v1/completions answer has been idle this many seconds, "
+               "so proxies with read timeouts keep the connection; 0 (default): none.")
     g = p.add_argument_group("logging")
     _flag(g, "--uvicorn-log-level", default="info",
           choices=["critical", "error", "warning", "info", "debug", "trace"])
-    _flag(g, "--log-format", choices=["text", "json"], default="text",
-          help="json: one object per line with request_id, status, duration_ms, ...")
+    _flag(g, "--log-format", choices=["text", "json"],
+          help="text (default) or json: one object per line with request_id, status, "
+               "duration_ms, ...")
+    _flag(g, "--log-level", vllm_env="VLLM_LOGGING_LEVEL", type=str.upper, choices=_LOG_LEVELS,
+          help="vLLM's: level of tokenfront's own loggers (default: the --uvicorn-log-level).")
+    _flag(g, "--logging-config",
+          help="vLLM's LoggingConfig as JSON (or --logging-config.KEY VALUE): log_level, "
+               "formatter (text / json), configure_logging (false: leave Python logging alone), "
+               "pylogging_config_file (a JSON dictConfig file used instead of tokenfront's).")
+    _flag(g, "--log-config-file", vllm_env="VLLM_LOGGING_CONFIG_PATH",
+          help="vLLM's older spelling of --logging-config.pylogging_config_file.")
     _flag(g, "--disable-uvicorn-access-log", action="store_true",
           help="No access-log line per request.")
     _flag(g, "--disable-access-log-for-endpoints",
@@ -346,20 +381,73 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def normalize_argv(argv: list[str]) -> list[str]:
-    """vLLM's spellings: `--config FILE.yaml`, `--max_model_len` for `--max-model-len`, and an
-    engine JSON flag set key by key (`--compilation-config.mode 3`), which is ignored like the
-    whole flag."""
+    """vLLM's spellings: `--config FILE.yaml`, `--max_model_len` for `--max-model-len`, and a
+    JSON flag set key by key (`--hf-overrides.rope_theta 1e6`, `--compilation-config.mode 3`)."""
     out = []
     for arg in with_config_file(argv):
         if arg.startswith("--"):
             name, sep, value = arg.partition("=")
-            name = name.replace("_", "-")
-            base = name.split(".", 1)[0]
-            if base != name and ENGINE_FLAGS.get(base, ((), False))[1]:
-                name = base
-            arg = name + sep + value
+            flag, dot, keys = name.partition(".")  # keys keep their underscores
+            arg = flag.replace("_", "-") + dot + keys + sep + value
         out.append(arg)
+    return fold_dotted_flags(out)
+
+
+def fold_dotted_flags(argv: list[str]) -> list[str]:
+    """`--flag.key value` / `--flag.a.b=value` pairs become one `--flag JSON-object` appended after
+    the other arguments, as vLLM's parser does (so it replaces a whole `--flag '{...}'`). A value
+    is read as JSON, else as a size (`80g`), else kept as text; `--flag.key+ a,b` is a list,
+    and lists given twice are joined."""
+    objects: dict[str, dict[str, Any]] = {}
+    out: list[str] = []
+    at = 0
+    while at < len(argv):
+        arg = argv[at]
+        name, sep, value = arg.partition("=")
+        if not (name.startswith("--") and "." in name):
+            out.append(arg)
+            at += 1
+            continue
+        if not sep:
+            if at + 1 == len(argv):
+                raise SystemExit(f"error: {name} needs a value")
+            value = argv[at + 1]
+            at += 1
+        at += 1
+        if name.endswith("+"):
+            name, parsed = name[:-1], value.split(",")
+        else:
+            parsed = _dotted_value(value)
+        base, *keys = name.split(".")
+        nested: Any = parsed
+        for key in reversed(keys):
+            nested = {key: nested}
+        _merge_into(objects.setdefault(base, {}), nested)
+    for base, obj in objects.items():
+        out += [base, json.dumps(obj)]
     return out
+
+
+def _dotted_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return human_int(text)
+    except argparse.ArgumentTypeError:
+        return text
+
+
+def _merge_into(target: dict[str, Any], update: dict[str, Any]) -> None:
+    for key, value in update.items():
+        current = target.get(key)
+        if isinstance(value, dict) and isinstance(current, dict):
+            _merge_into(current, value)
+        elif isinstance(value, list) and isinstance(current, list):
+            current += value
+        else:
+            target[key] = value
 
 
 def with_config_file(argv: list[str]) -> list[str]:
@@ -564,10 +652,13 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
         engine_url=args.engine_url or None,
         engine_timeout=args.engine_timeout,
         engine_max_connections=args.engine_max_connections,
+        sse_keep_alive_interval=args.sse_keep_alive_interval,
         workers=args.workers,
         max_header_bytes=args.max_header_bytes,
+        max_header_count=args.h11_max_header_count,
+        h11_max_incomplete_event_size=args.h11_max_incomplete_event_size,
         shutdown_timeout=args.shutdown_timeout,
-        log_format=args.log_format,
+        **logging_settings(args),
         enable_request_id_headers=args.enable_request_id_headers,
         timeout_keep_alive=args.timeout_keep_alive,
         ssl_keyfile=args.ssl_keyfile,
@@ -586,7 +677,45 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
         allowed_headers=args.allowed_headers,
         allow_credentials=args.allow_credentials,
         disable_fastapi_docs=args.disable_fastapi_docs,
+        enable_tokenizer_info_endpoint=args.enable_tokenizer_info_endpoint,
     )
+
+
+_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET")
+_LOGGING_CONFIG_KEYS = ("log_level", "formatter", "configure_logging", "pylogging_config_file")
+
+
+def logging_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """ServerSettings' logging fields from vLLM's logging flags: `--log-level` and
+    `--log-config-file` win over the matching `--logging-config` keys, `--log-format` over its
+    formatter; VLLM_CONFIGURE_LOGGING=0 is `configure_logging: false`."""
+    config = _json_arg(args.logging_config, "--logging-config") or {}
+    unknown = sorted(set(config) - set(_LOGGING_CONFIG_KEYS))
+    if unknown:
+        raise SystemExit(f"error: --logging-config: unknown keys {unknown} (known: {list(_LOGGING_CONFIG_KEYS)})")
+    level = args.log_level or config.get("log_level")
+    if level is not None and str(level).upper() not in _LOG_LEVELS:
+        raise SystemExit(f"error: --logging-config: log_level {level!r} is not one of {list(_LOG_LEVELS)}")
+    log_format = args.log_format or config.get("formatter") or "text"
+    if log_format not in ("text", "json"):
+        raise SystemExit(f"error: --logging-config: formatter {log_format!r} is not text or json")
+    configure = config.get("configure_logging", os.environ.get("VLLM_CONFIGURE_LOGGING", "1") != "0")
+    if not isinstance(configure, bool):
+        raise SystemExit("error: --logging-config: configure_logging must be true or false")
+    config_file = args.log_config_file or config.get("pylogging_config_file")
+    if config_file and configure:
+        from tokenfront.logs import read_logging_config_file
+
+        try:
+            read_logging_config_file(config_file)
+        except ValueError as exc:
+            raise SystemExit(f"error: {exc}") from None
+    return {
+        "log_format": log_format,
+        "log_level": str(level).upper() if level is not None else None,
+        "configure_logging": configure,
+        "logging_config_file": config_file or None,
+    }
 
 
 def _validate(args: argparse.Namespace, options: list[ModelOptions]) -> None:
@@ -634,7 +763,7 @@ def serve(args: argparse.Namespace) -> int:
     from tokenfront.logs import setup_logging
 
     settings = server_settings_from_args(args)
-    setup_logging(settings.uvicorn_log_level, settings.log_format)
+    setup_logging(settings)
     options = model_options_from_args(args)
     _validate(args, options)
     _warn_ignored(args)

@@ -15,6 +15,8 @@ DEFAULT_MAX_LOGPROBS = 20
 DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024
 # Total size of the request line's headers (names + values) before a 431 answer.
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+# vLLM's --h11-max-header-count default: more request headers get a 431.
+DEFAULT_MAX_HEADER_COUNT = 256
 # Seconds SIGTERM waits for in-flight requests before closing connections.
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 # Gateway mode: seconds an engine call may go without progress, and the engine pool size.
@@ -92,10 +94,22 @@ class ServerSettings:
     engine_url: str | None = None
     engine_timeout: float = DEFAULT_ENGINE_TIMEOUT
     engine_max_connections: int = DEFAULT_ENGINE_MAX_CONNECTIONS
+    # Gateway streams: seconds without an event before an SSE keep-alive comment (0: none).
+    sse_keep_alive_interval: float = 0
     workers: int = 1
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    max_header_count: int = DEFAULT_MAX_HEADER_COUNT
+    # vLLM's --h11-max-incomplete-event-size: h11's buffer for a request's head (None: room for
+    # --max-header-bytes).
+    h11_max_incomplete_event_size: int | None = None
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT
     log_format: str = "text"
+    # vLLM's --log-level: tokenfront's own loggers (None: the uvicorn level, like the rest).
+    log_level: str | None = None
+    # vLLM's --logging-config: configure_logging false leaves Python logging alone; a
+    # pylogging_config_file (JSON dictConfig) replaces tokenfront's set-up.
+    configure_logging: bool = True
+    logging_config_file: str | None = None
     enable_request_id_headers: bool = False
     timeout_keep_alive: int = 5
     ssl_keyfile: str | None = None
@@ -112,3 +126,5 @@ class ServerSettings:
     allowed_headers: list[str] = field(default_factory=lambda: ["*"])
     allow_credentials: bool = False
     disable_fastapi_docs: bool = False
+    # vLLM's --enable-tokenizer-info-endpoint: GET /tokenizer_info.
+    enable_tokenizer_info_endpoint: bool = False

@@ -34,6 +34,7 @@ _TABLE = """
 --enable-sleep-mode --disable-sleep-mode
 --enable-trace-replay --disable-trace-replay
 --enforce-eager --no-enforce-eager
+--logprobs-mode =
 --model-class-overrides =
 --model-impl =
 --quantization -q =
@@ -216,6 +217,7 @@ _TABLE = """
 --optimization-level =
 --performance-mode =
 --profiler-config =
+--reasoning-config =
 --spec-method =
 --spec-model =
 --spec-tokens =
@@ -236,6 +238,7 @@ _TABLE = """
 --enable-per-request-metrics --disable-per-request-metrics
 --enable-prompt-tokens-details --disable-prompt-tokens-details
 --enable-scale-out --disable-scale-out
+--enable-server-load-tracking --disable-server-load-tracking
 --log-error-stack --no-log-error-stack
 --max-log-len =
 --response-role =

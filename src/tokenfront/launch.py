@@ -63,7 +63,7 @@ def load_from_env() -> tuple[list[ModelOptions], ServerSettings]:
     if not text:
         return [ModelOptions()], ServerSettings()
     options, settings, plugin = load_config(text)
-    setup_logging(settings.uvicorn_log_level, settings.log_format)
+    setup_logging(settings)
     if plugin:
         from tokenfront.parsers import registry
 
@@ -76,12 +76,14 @@ def uvicorn_kwargs(settings: ServerSettings) -> dict[str, Any]:
         "host": settings.host,
         "port": settings.port,
         "log_level": settings.uvicorn_log_level,
-        "log_config": log_config(settings.uvicorn_log_level, settings.log_format),
+        "log_config": log_config(settings),
         # The request guard writes the access log (structured, with request ids).
         "access_log": False,
         "timeout_graceful_shutdown": settings.shutdown_timeout,
         "timeout_keep_alive": settings.timeout_keep_alive,
-        "h11_max_incomplete_event_size": settings.max_header_bytes + _H11_SLACK,
+        "h11_max_incomplete_event_size": (
+            settings.h11_max_incomplete_event_size or settings.max_header_bytes + _H11_SLACK
+        ),
         "root_path": settings.root_path,
     }
     # passed only when set: uvicorn's own defaults otherwise (a Unix socket replaces host/port)

@@ -13,6 +13,8 @@ import logging.config
 import time
 from typing import Any
 
+from tokenfront.config import ServerSettings
+
 FORMATS = ("text", "json")
 _TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -57,13 +59,27 @@ def level_name(uvicorn_level: str) -> str:
     return "DEBUG" if uvicorn_level.lower() == "trace" else uvicorn_level.upper()
 
 
-def log_config(level: str = "info", fmt: str = "text") -> dict[str, Any]:
-    """A `logging.config.dictConfig` dict: one stderr handler on the root logger.
+def log_config(settings: ServerSettings) -> dict[str, Any] | None:
+    """The `logging.config.dictConfig` dict of these settings: vLLM's logging-config file when one
+    is given, else one stderr handler on the root logger at the uvicorn level, tokenfront's own
+    loggers at `log_level` when set. None when logging is not to be configured.
 
     Given to uvicorn too, so every worker process logs the same way.
     """
-    formatter = JSONFormatter if fmt == "json" else TextFormatter
+    if not settings.configure_logging:
+        return None
+    if settings.logging_config_file:
+        return read_logging_config_file(settings.logging_config_file)
+    formatter = JSONFormatter if settings.log_format == "json" else TextFormatter
     passthrough = {"handlers": [], "propagate": True}
+    loggers: dict[str, Any] = {
+        "uvicorn": dict(passthrough),
+        "uvicorn.error": dict(passthrough),
+        # The request guard writes the access log; uvicorn's own would repeat it.
+        "uvicorn.access": {"handlers": [], "propagate": False},
+    }
+    if settings.log_level:
+        loggers["tokenfront"] = {"level": settings.log_level, **passthrough}
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -75,15 +91,24 @@ def log_config(level: str = "info", fmt: str = "text") -> dict[str, Any]:
                 "stream": "ext://sys.stderr",
             }
         },
-        "root": {"handlers": ["stderr"], "level": level_name(level)},
-        "loggers": {
-            "uvicorn": dict(passthrough),
-            "uvicorn.error": dict(passthrough),
-            # The request guard writes the access log; uvicorn's own would repeat it.
-            "uvicorn.access": {"handlers": [], "propagate": False},
-        },
+        "root": {"handlers": ["stderr"], "level": level_name(settings.uvicorn_log_level)},
+        "loggers": loggers,
     }
 
 
-def setup_logging(level: str = "info", fmt: str = "text") -> None:
-    logging.config.dictConfig(log_config(level, fmt))
+def read_logging_config_file(path: str) -> dict[str, Any]:
+    """A JSON `dictConfig` file (vLLM's `--logging-config.pylogging_config_file`)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            config = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"logging config file {path}: {exc}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"logging config file {path}: expected a JSON object")
+    return config
+
+
+def setup_logging(settings: ServerSettings) -> None:
+    config = log_config(settings)
+    if config is not None:
+        logging.config.dictConfig(config)

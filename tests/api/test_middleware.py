@@ -141,6 +141,14 @@ def test_oversized_headers_refused() -> None:
     assert r.json()["error"]["code"] == 431
 
 
+def test_too_many_headers_refused() -> None:
+    client = TestClient(make_app(max_header_count=8), raise_server_exceptions=False)
+    assert client.get("/v1/models").status_code == 200
+    r = client.get("/v1/models", headers={f"x-h{i}": "v" for i in range(10)})
+    assert r.status_code == 431
+    assert "--h11-max-header-count" in r.json()["error"]["message"]
+
+
 def test_unexpected_error_is_opaque_500(client: TestClient) -> None:
     r = client.get("/boom")
     assert r.status_code == 500

@@ -34,6 +34,7 @@ SCRIPT = {
         {"pattern": "explode", "error": {"status": 503, "message": "engine overloaded"}},
         {"pattern": "teapot", "error": {"status": 418, "message": "short and stout"}},
         {"pattern": "sleepy", "output": "zzz", "token_delay": 3.0},
+        {"pattern": "drowsy", "output": "zz", "token_delay": 0.6},
         {"pattern": "long story", "output": "once upon a time " * 400, "token_delay": 0.01},
     ],
     "default": DEFAULT_REPLY,

@@ -103,6 +103,8 @@ def create_app(
 
     app.include_router(system.router)
     app.include_router(tokenize.router)
+    if settings.enable_tokenizer_info_endpoint:
+        app.include_router(tokenize.info_router)
     app.include_router(render.router)
     app.include_router(derender.router)
     if settings.engine_url:

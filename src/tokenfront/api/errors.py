@@ -93,6 +93,13 @@ def headers_too_large(max_bytes: int) -> APIError:
     )
 
 
+def too_many_headers(max_count: int) -> APIError:
+    return http_error(
+        HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+        f"Request has more than {max_count} headers (--h11-max-header-count).",
+    )
+
+
 # Pydantic's internal schema-kind segments in an error `loc`, dropped from `param`.
 _INTERNAL_LOC = frozenset(
     {

@@ -26,6 +26,7 @@ from tokenfront.api.errors import (
     body_too_large,
     headers_too_large,
     internal_error,
+    too_many_headers,
     unauthorized,
 )
 from tokenfront.config import ServerSettings
@@ -89,6 +90,9 @@ class RequestGuard:
         if sum(len(k) + len(v) for k, v in headers) > limit:
             metrics.rejected("headers")
             return headers_too_large(limit)
+        if len(headers) > self.settings.max_header_count:
+            metrics.rejected("headers")
+            return too_many_headers(self.settings.max_header_count)
         if self.key_digests and path not in OPEN_PATHS and scope.get("method") != "OPTIONS":
             if not self._authorized(_header(headers, b"authorization")):
                 metrics.rejected("auth")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +97,7 @@ def _derender_chunk(
 
 async def chat_events(
     state: AppState, codec: StateCodec, call: ChatCall, streams: EngineStreams
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """The client's SSE stream: one derendered chunk per engine chunk, then `[DONE]`.
 
     Each choice (`n` > 1 interleaves them) carries its own derender state.  An engine

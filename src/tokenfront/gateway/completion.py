@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +117,7 @@ def _sum_usage(chunks: list[dict[str, Any]]) -> dict[str, Any]:
 
 async def completion_events(
     state: AppState, codec: StateCodec, call: CompletionCall, streams: EngineStreams
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """The client's SSE stream; choice `j` of prompt `i` is reported as index `i * n + j`.
 
     With several prompts the engines' usage-only chunks are held back and sent as one

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import orjson
@@ -10,6 +12,7 @@ import orjson
 from tokenfront import json_codec
 
 DONE = b"data: [DONE]\n\n"
+KEEP_ALIVE = b": keep-alive\n\n"
 
 
 def event(data: Any) -> bytes:
@@ -55,3 +58,35 @@ def _decode(data: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise MalformedEvent("engine sent an event that is not a JSON object")
     return value
+
+
+def with_keep_alive(events: AsyncGenerator[bytes, None], interval: float) -> AsyncGenerator[bytes, None]:
+    """`events` plus an SSE comment each time `interval` seconds pass without an event
+    (vLLM's --sse-keep-alive-interval: a proxy with a read timeout keeps the connection open
+    while the engine queues or prefills). An interval of 0 returns `events` itself."""
+    if interval <= 0:
+        return events
+    return _kept_alive(events, interval)
+
+
+async def _kept_alive(events: AsyncGenerator[bytes, None], interval: float) -> AsyncGenerator[bytes, None]:
+    # One pending step of `events` at a time; a timeout leaves it running (asyncio.wait does
+    # not cancel), so no event is lost to a keep-alive.
+    step = asyncio.ensure_future(events.__anext__())
+    try:
+        while True:
+            done, _ = await asyncio.wait({step}, timeout=interval)
+            if not done:
+                yield KEEP_ALIVE
+                continue
+            try:
+                data = step.result()
+            except StopAsyncIteration:
+                return
+            yield data
+            step = asyncio.ensure_future(events.__anext__())
+    finally:
+        step.cancel()
+        with contextlib.suppress(BaseException):
+            await step
+        await events.aclose()

@@ -57,6 +57,8 @@ class ServedModel:
     parser: Any = None
     # `render.anthropic.MessagesFacts`, found on the first /v1/messages/render request.
     messages_facts: Any = None
+    # The folder the tokenizer was read from (the model's unless --tokenizer / a revision says).
+    tokenizer_path: str = ""
 
     @property
     def name(self) -> str:
@@ -288,6 +290,7 @@ def load_model(options: ModelOptions) -> ServedModel:
         eos_token_id=eos_token_id,
         model_eos_token_ids=frozenset(eos_ids),
         vocab_size=len(tokenizer),
+        tokenizer_path=str(tokenizer_dir),
     )
     served.parser = build_parsers(options, tokenizer, served.model_type, served.name)
     logger.info(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -31,6 +31,7 @@ from tokenfront.gateway.relay import (
     engine_ids,
     unless_disconnected,
 )
+from tokenfront.gateway.sse import with_keep_alive
 
 # Status logged for a request whose client went away (never reaches the client).
 CLIENT_CLOSED = 499
@@ -85,7 +86,7 @@ async def _generate_all(client: EngineClient, bodies: list[dict[str, Any]]) -> l
 async def _serve(
     request: Request,
     prepare: Callable[[AppState, Any, str | None], Any],
-    events: Callable[..., AsyncIterator[bytes]],
+    events: Callable[..., AsyncGenerator[bytes, None]],
     finish: Callable[[AppState, Any, list[dict[str, Any]]], dict[str, Any]],
 ) -> Response:
     """Render, call the engine (streaming or not), derender."""
@@ -96,7 +97,10 @@ async def _serve(
     if call.request.stream:
         streams = await EngineStreams.open(client, call.bodies)
         codec = state_codec(request.app, state)
-        return EngineStreamResponse(events(state, codec, call, streams), streams)
+        body = with_keep_alive(
+            events(state, codec, call, streams), state.settings.sse_keep_alive_interval
+        )
+        return EngineStreamResponse(body, streams)
     try:
         answers = await unless_disconnected(
             request, client, engine_ids(call.bodies), _generate_all(client, call.bodies)

@@ -1,4 +1,4 @@
-"""POST /tokenize and /detokenize."""
+"""POST /tokenize and /detokenize; GET /tokenizer_info when enabled."""
 
 from __future__ import annotations
 
@@ -95,3 +95,15 @@ async def detokenize_route(request: Request) -> Response:
     state = app_state(request)
     data = await read_json(request, state.settings.max_request_bytes)
     return JSONBytesResponse(await run_cpu(_detokenize, state, data))
+
+
+async def tokenizer_info_route(request: Request) -> Response:
+    from tokenfront.tokenization.tokenizer_info import tokenizer_info
+
+    state = app_state(request)
+    return JSONBytesResponse(await run_cpu(tokenizer_info, state.registry.get(None)))
+
+
+# Included by the app factory with --enable-tokenizer-info-endpoint only (vLLM's 404 otherwise).
+info_router = APIRouter()
+info_router.add_api_route("/tokenizer_info", tokenizer_info_route, methods=["GET"])
