@@ -144,6 +144,40 @@ def test_a_json_flag_set_key_by_key_is_one_object_as_in_vllm() -> None:
         parse("./m", "--hf-overrides.a")
 
 
+def test_structured_outputs_config_gives_the_reasoning_parser_the_flag_overrides() -> None:
+    (opt,) = cli.model_options_from_args(parse("./m", "--structured-outputs-config.reasoning_parser", "qwen3"))
+    assert opt.reasoning_parser == "qwen3"
+    args = parse("./m", "--structured-outputs-config", '{"reasoning_parser": "qwen3"}',
+                 "--reasoning-parser", "deepseek_r1")  # fmt: skip
+    assert cli.model_options_from_args(args)[0].reasoning_parser == "deepseek_r1"
+    engine_only = parse("./m", "--structured-outputs-config.backend", "guidance",
+                        "--structured-outputs-config.disable_additional_properties", "true")  # fmt: skip
+    assert cli.model_options_from_args(engine_only)[0].reasoning_parser is None
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"reasoning": "qwen3"},
+        {"backend": "fastest"},
+        {"disable_any_whitespace": True},  # the auto backend: vLLM refuses it
+        {"backend": "xgrammar", "disable_additional_properties": True},
+        {"enable_in_reasoning": "yes"},
+    ],
+)
+def test_a_structured_outputs_config_vllm_refuses_stops_the_start(config: dict[str, object]) -> None:
+    with pytest.raises(SystemExit):
+        cli.model_options_from_args(parse("./m", "--structured-outputs-config", json.dumps(config)))
+
+
+def test_parser_plugin_files_of_both_flags_are_imported_once() -> None:
+    args = parse("--tool-parser-plugin", "p.py", "--reasoning-parser-plugin", "p.py")
+    assert cli.parser_plugins(args) == ["p.py"]
+    args = parse("--structured-outputs-config.reasoning_parser_plugin", "r.py", "--tool-parser-plugin", "t.py")
+    assert cli.parser_plugins(args) == ["t.py", "r.py"]
+    assert cli.parser_plugins(parse("--tool-parser-plugin", "a")) == []  # vLLM skips such paths
+
+
 def test_a_vllm_config_file_gives_flags_the_command_line_overrides(tmp_path: Path) -> None:
     config = tmp_path / "serve.yaml"
     config.write_text(
@@ -283,8 +317,8 @@ def test_cors_lists() -> None:
 def test_config_round_trip() -> None:
     options = [ModelOptions(model="m", served_model_name=["n"], tool_call_parser="hermes")]
     settings = ServerSettings(api_key=["k"], stream_state_key=["s"], workers=2)
-    loaded = launch.load_config(launch.dump_config(options, settings, "plugin.py"))
-    assert loaded == (options, settings, "plugin.py")
+    loaded = launch.load_config(launch.dump_config(options, settings, ["tools.py", "reasoning.py"]))
+    assert loaded == (options, settings, ["tools.py", "reasoning.py"])
 
 
 def test_factory_reads_settings_from_env(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -250,6 +250,15 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
                "--no-strict-tool-calling: no structural tags, and tool_choice required / named "
                "force JSON (parsed as such) for hermes, llama3_json, qwen3_coder, kimi_k2, ...")
     _flag(g, "--tool-parser-plugin", help="Python file that registers extra parsers.")
+    _flag(g, "--reasoning-parser-plugin",
+          help="vLLM's: another such file (tokenfront's plugin files register tool and "
+               "reasoning parsers alike).")
+    _flag(g, "--structured-outputs-config",
+          help="vLLM's StructuredOutputsConfig as JSON (or --structured-outputs-config.KEY VALUE): "
+               "its reasoning_parser / reasoning_parser_plugin act as --reasoning-parser / "
+               "--reasoning-parser-plugin when those are not given; backend, "
+               "disable_any_whitespace, disable_additional_properties and enable_in_reasoning "
+               "are the engine's (checked as vLLM checks them, then ignored).")
 
 
 def _add_server_flags(p: argparse.ArgumentParser) -> None:
@@ -596,7 +605,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         anthropic_disabled_thinking_effort=args.anthropic_disabled_thinking_effort,
         tool_call_parser=args.tool_call_parser,
         enable_auto_tool_choice=args.enable_auto_tool_choice,
-        reasoning_parser=args.reasoning_parser,
+        reasoning_parser=args.reasoning_parser or structured_outputs(args).get("reasoning_parser") or None,
         tool_strict_level=args.tool_strict_level,
         strict_tool_calling=args.strict_tool_calling,
         limit_mm_per_prompt=_json_arg(args.limit_mm_per_prompt, "--limit-mm-per-prompt"),
@@ -681,6 +690,45 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
     )
 
 
+# vLLM 0.33.0's StructuredOutputsConfig fields and backends.
+_STRUCTURED_OUTPUTS_KEYS = (
+    "backend", "disable_any_whitespace", "disable_additional_properties", "reasoning_parser",
+    "reasoning_parser_plugin", "enable_in_reasoning",
+)  # fmt: skip
+_STRUCTURED_OUTPUTS_BACKENDS = ("auto", "xgrammar", "guidance", "outlines", "lm-format-enforcer")
+
+
+def structured_outputs(args: argparse.Namespace) -> dict[str, Any]:
+    """`--structured-outputs-config`, checked as vLLM checks it at start."""
+    config = _json_arg(args.structured_outputs_config, "--structured-outputs-config") or {}
+    flag = "error: --structured-outputs-config"
+    unknown = sorted(set(config) - set(_STRUCTURED_OUTPUTS_KEYS))
+    if unknown:
+        raise SystemExit(f"{flag}: unknown keys {unknown} (known: {list(_STRUCTURED_OUTPUTS_KEYS)})")
+    backend = config.get("backend", "auto")
+    if backend not in _STRUCTURED_OUTPUTS_BACKENDS:
+        raise SystemExit(f"{flag}: backend {backend!r} is not one of {list(_STRUCTURED_OUTPUTS_BACKENDS)}")
+    for key in ("disable_any_whitespace", "disable_additional_properties", "enable_in_reasoning"):
+        if not isinstance(config.get(key, False), bool):
+            raise SystemExit(f"{flag}: {key} must be true or false")
+    for key in ("reasoning_parser", "reasoning_parser_plugin"):
+        if not isinstance(config.get(key, ""), str):
+            raise SystemExit(f"{flag}: {key} must be a string")
+    if config.get("disable_any_whitespace") and backend not in ("xgrammar", "guidance"):
+        raise SystemExit(f"{flag}: disable_any_whitespace is only supported for xgrammar and guidance backends.")
+    if config.get("disable_additional_properties") and backend != "guidance":
+        raise SystemExit(f"{flag}: disable_additional_properties is only supported for the guidance backend.")
+    return config
+
+
+def parser_plugins(args: argparse.Namespace) -> list[str]:
+    """Plugin files to import: --tool-parser-plugin, --reasoning-parser-plugin (else the
+    structured-outputs config's). vLLM skips paths of three characters or fewer."""
+    reasoning = args.reasoning_parser_plugin or structured_outputs(args).get("reasoning_parser_plugin")
+    found = [p for p in (args.tool_parser_plugin, reasoning) if p and len(p) > 3]
+    return list(dict.fromkeys(found))
+
+
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET")
 _LOGGING_CONFIG_KEYS = ("log_level", "formatter", "configure_logging", "pylogging_config_file")
 
@@ -738,10 +786,10 @@ def _warn_ignored(args: argparse.Namespace) -> None:
         logger.warning("ignoring engine-only vLLM flags (no engine here): %s", " ".join(used))
 
 
-def _check_parsers(options: list[ModelOptions], plugin: str | None) -> None:
+def _check_parsers(options: list[ModelOptions], plugins: list[str]) -> None:
     from tokenfront.parsers import registry
 
-    if plugin:
+    for plugin in plugins:
         registry.load_plugin_file(plugin)
     for opt in options:
         try:
@@ -767,8 +815,9 @@ def serve(args: argparse.Namespace) -> int:
     options = model_options_from_args(args)
     _validate(args, options)
     _warn_ignored(args)
-    _check_parsers(options, args.tool_parser_plugin)
-    return launch.run(options, settings, parser_plugin=args.tool_parser_plugin)
+    plugins = parser_plugins(args)
+    _check_parsers(options, plugins)
+    return launch.run(options, settings, parser_plugins=plugins)
 
 
 def app_from_argv(argv: list[str]) -> Any:

@@ -34,22 +34,22 @@ _H11_SLACK = 8 * 1024
 
 
 def dump_config(
-    options: list[ModelOptions], settings: ServerSettings, parser_plugin: str | None = None
+    options: list[ModelOptions], settings: ServerSettings, parser_plugins: list[str] | None = None
 ) -> str:
     return json.dumps(
         {
             "models": [asdict(o) for o in options],
             "settings": asdict(settings),
-            "parser_plugin": parser_plugin,
+            "parser_plugins": parser_plugins or [],
         }
     )
 
 
-def load_config(text: str) -> tuple[list[ModelOptions], ServerSettings, str | None]:
+def load_config(text: str) -> tuple[list[ModelOptions], ServerSettings, list[str]]:
     data = json.loads(text)
     options = [ModelOptions(**_known(ModelOptions, m)) for m in data["models"]]
     settings = ServerSettings(**_known(ServerSettings, data["settings"]))
-    return options, settings, data.get("parser_plugin")
+    return options, settings, list(data.get("parser_plugins") or [])
 
 
 def _known(cls: type, values: dict[str, Any]) -> dict[str, Any]:
@@ -62,12 +62,13 @@ def load_from_env() -> tuple[list[ModelOptions], ServerSettings]:
     text = os.environ.get(CONFIG_ENV)
     if not text:
         return [ModelOptions()], ServerSettings()
-    options, settings, plugin = load_config(text)
+    options, settings, plugins = load_config(text)
     setup_logging(settings)
-    if plugin:
+    if plugins:
         from tokenfront.parsers import registry
 
-        registry.load_plugin_file(plugin)
+        for plugin in plugins:
+            registry.load_plugin_file(plugin)
     return options, settings
 
 
@@ -95,7 +96,7 @@ def uvicorn_kwargs(settings: ServerSettings) -> dict[str, Any]:
 
 
 def run(
-    options: list[ModelOptions], settings: ServerSettings, parser_plugin: str | None = None
+    options: list[ModelOptions], settings: ServerSettings, parser_plugins: list[str] | None = None
 ) -> int:
     """Load the models and serve until SIGTERM/SIGINT; the process exit code."""
     import uvicorn
@@ -121,7 +122,7 @@ def run(
     from tokenfront.api.gc_policy import resume_collection
 
     resume_collection()  # paused by `tokenfront serve`; this process only supervises
-    return _run_workers(options, settings, parser_plugin)
+    return _run_workers(options, settings, parser_plugins or [])
 
 
 def _exit_cleanly_on_stop_signals() -> None:
@@ -135,7 +136,7 @@ def _exit_cleanly_on_stop_signals() -> None:
 
 
 def _run_workers(
-    options: list[ModelOptions], settings: ServerSettings, parser_plugin: str | None
+    options: list[ModelOptions], settings: ServerSettings, parser_plugins: list[str]
 ) -> int:
     import uvicorn
 
@@ -147,7 +148,7 @@ def _run_workers(
         # Any worker may receive the next chunk of a stream: they must share one signing key.
         settings.stream_state_key = [secrets.token_hex(32)]
         logger.info("no --stream-state-key given: one random key shared by this server's workers")
-    os.environ[CONFIG_ENV] = dump_config(options, settings, parser_plugin)
+    os.environ[CONFIG_ENV] = dump_config(options, settings, parser_plugins)
     try:
         uvicorn.run(APP_FACTORY, factory=True, workers=settings.workers, **uvicorn_kwargs(settings))
     finally:
