@@ -4,8 +4,8 @@
 For each config whose `cases` are ["render", NAME], starts `vllm launch render` and stores the
 answers to the chat render requests of `<cases-module>.RENDER_CASES[NAME]` in the shared corpus
 format (family render-chat, or render-completion / tokenize / render-messages for cases marked
-`"_endpoint": "completions"` / `"tokenize"` / `"messages"`, GET /tokenizer_info for
-`"tokenizer_info"`;
+`"_endpoint": "completions"` / `"tokenize"` / `"messages"`, GET /tokenizer_info and
+/v1/models for `"tokenizer_info"` / `"models"`;
 ids `<config>-<scenario>`), merged into `--out` (records of configs
 not recorded in this run are kept).
 """
@@ -33,8 +33,9 @@ _ENDPOINTS = {
     "tokenize": ("tokenize", "/tokenize"),
     "messages": ("render-messages", "/v1/messages/render"),
     "tokenizer_info": ("tokenizer-info", "/tokenizer_info"),
+    "models": ("models", "/v1/models"),
 }
-_GET_ENDPOINTS = frozenset({"/tokenizer_info"})
+_GET_ENDPOINTS = frozenset({"/tokenizer_info", "/v1/models"})
 
 
 def _record_config(lib: Any, cases: dict[str, Any], name: str, config: dict[str, Any], args: Any) -> list[dict[str, Any]]:

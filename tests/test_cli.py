@@ -125,6 +125,9 @@ def test_engine_flags_of_a_vllm_command_line_are_accepted_and_ignored(
     assert "--tensor-parallel-size" in caplog.text and "--speculative-config" in caplog.text
     with pytest.raises(SystemExit):
         parse("./m", "--tool-server", "demo")  # changes answers: refused, not ignored
+    several = parse("./m", "--cudagraph-capture-sizes", "1", "2", "4", "--lora-modules", "a=/x", "--port", "9")
+    assert several.ignored_cudagraph_capture_sizes == ["1", "2", "4"]
+    assert several.ignored_lora_modules == ["a=/x"] and several.port == 9
 
 
 def test_a_json_flag_set_key_by_key_is_one_object_as_in_vllm() -> None:
@@ -142,6 +145,16 @@ def test_a_json_flag_set_key_by_key_is_one_object_as_in_vllm() -> None:
     assert json.loads(args.hf_overrides) == {"a": 1}
     with pytest.raises(SystemExit):
         parse("./m", "--hf-overrides.a")
+
+
+def test_max_model_len_auto_and_the_sliding_window_switch() -> None:
+    for auto in ("auto", "-1"):
+        assert cli.model_options_from_args(parse("./m", "--max-model-len", auto))[0].max_model_len == -1
+    assert cli.model_options_from_args(parse("./m", "--disable-sliding-window"))[0].disable_sliding_window
+    args = parse("./m", "--disable-sliding-window", "--enable-sliding-window")
+    assert not cli.model_options_from_args(args)[0].disable_sliding_window
+    with pytest.raises(SystemExit):
+        parse("./m", "--max-model-len", "0")
 
 
 def test_structured_outputs_config_gives_the_reasoning_parser_the_flag_overrides() -> None:

@@ -117,6 +117,16 @@ def human_int(text: str) -> int:
     return int(number) * 1024**power
 
 
+def _max_model_len(text: str) -> int:
+    """`--max-model-len`: a size, or -1 / auto for the config's own length."""
+    if text.strip() in ("-1", "auto"):
+        return -1
+    value = human_int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, -1 or auto, got {text!r}")
+    return value
+
+
 def _json_list(text: str) -> list[str]:
     """vLLM's spelling of CORS lists: a JSON array (a bare comma list is accepted too)."""
     try:
@@ -193,8 +203,14 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
                """'{"max_position_embeddings": 8192}' (a sub-configuration such as text_config """
                "is updated key by key).")
     _flag(g, "--trust-remote-code", action="store_true")
-    _flag(g, "--max-model-len", type=human_int,
-          help="Context length (1k = 1000, 1K = 1024). Default: from the model config.")
+    _flag(g, "--max-model-len", type=_max_model_len,
+          help="Context length (1k = 1000, 1K = 1024). Default (or -1 / auto): from the model "
+               "config, as vLLM derives it; a longer one than the config allows is refused unless "
+               "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
+    _flag(g, "--disable-sliding-window", action="store_true",
+          help="vLLM's: cap the context length at the config's sliding window.")
+    g.add_argument("--enable-sliding-window", dest="disable_sliding_window", action="store_false",
+                   default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     _flag(g, "--max-logprobs", type=int, default=DEFAULT_MAX_LOGPROBS)
     _flag(g, "--override-generation-config",
           help="""JSON object of sampling defaults set over the generation config's, e.g. """
@@ -347,9 +363,11 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--enable-request-id-headers", action="store_true",
           help="Echo X-Request-Id (or a generated one) on every response.")
     g = p.add_argument_group("vLLM engine flags, accepted for `vllm serve` compatibility and ignored")
-    for flag, (spellings, takes_value) in ENGINE_FLAGS.items():
+    for flag, (spellings, values) in ENGINE_FLAGS.items():
         dest = _ignored_dest(flag)
-        if takes_value:
+        if values == "+":
+            g.add_argument(*spellings, dest=dest, nargs="+", default=None, help=argparse.SUPPRESS)
+        elif values:
             g.add_argument(*spellings, dest=dest, default=None, help=argparse.SUPPRESS)
         else:
             g.add_argument(*spellings, dest=dest, action="store_true", help=argparse.SUPPRESS)
@@ -587,6 +605,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         hf_overrides=_json_arg(args.hf_overrides, "--hf-overrides"),
         trust_remote_code=args.trust_remote_code,
         max_model_len=int(args.max_model_len) if args.max_model_len else None,
+        disable_sliding_window=args.disable_sliding_window,
         max_logprobs=args.max_logprobs,
         generation_config=args.generation_config,
         override_generation_config=_json_arg(

@@ -41,6 +41,8 @@ class ModelOptions:
     hf_overrides: dict[str, Any] | None = None
     trust_remote_code: bool = False
     max_model_len: int | None = None
+    # vLLM's --disable-sliding-window: the context length is capped at the config's sliding window.
+    disable_sliding_window: bool = False
     generation_config: str = "auto"
     # vLLM's --override-generation-config: sampling defaults set over the generation config's.
     override_generation_config: dict[str, Any] | None = None

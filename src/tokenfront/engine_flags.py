@@ -2,7 +2,8 @@
 
 `tokenfront serve` accepts them so a `vllm serve` / `vllm launch render` command line works
 unchanged, and ignores them with a warning. One entry per line: the flag's spellings (long
-name, short alias, the `--no-` / `--disable-` form), ` =` when it takes a value. Taken from
+name, short alias, the `--no-` / `--disable-` form), ` =` when it takes a value, ` +` when it
+takes one or more. Taken from
 `vllm launch render --help=all`: whole groups that only reach the engine (parallelism, KV
 cache, scheduling, compilation, kernels, loading, offloading, LoRA execution, engine metrics)
 and the engine-side entries of the model, engine-config and API-server groups. Flags that do
@@ -43,11 +44,11 @@ _TABLE = """
 --seed =
 --sleep-mode-backend =
 --sleep-mode-offload-cudagraph --no-sleep-mode-offload-cudagraph
---sleep-preserve-parameter-names =
+--sleep-preserve-parameter-names +
 --use-fp64-gumbel --no-use-fp64-gumbel
 # weight loading
 --download-dir =
---ignore-patterns =
+--ignore-patterns +
 --load-format =
 --model-loader-extra-config =
 --pt-load-map-location =
@@ -107,8 +108,8 @@ _TABLE = """
 --nnodes -n =
 --node-rank -r =
 --numa-bind --no-numa-bind
---numa-bind-cpus =
---numa-bind-nodes =
+--numa-bind-cpus +
+--numa-bind-nodes +
 --pipeline-parallel-size -pp =
 --prefill-context-parallel-size -pcp =
 --ray-workers-use-nsight --no-ray-workers-use-nsight
@@ -122,7 +123,7 @@ _TABLE = """
 --enable-prefix-caching --disable-prefix-caching
 --gpu-memory-utilization --device-memory-utilization =
 --kv-cache-dtype =
---kv-cache-dtype-skip-layers =
+--kv-cache-dtype-skip-layers +
 --kv-cache-memory-bytes =
 --kv-offloading-backend =
 --kv-offloading-size =
@@ -140,13 +141,15 @@ _TABLE = """
 --use-replayssm --no-use-replayssm
 # weight offloading
 --cpu-offload-gb =
---cpu-offload-params =
+--cpu-offload-params +
 --offload-backend =
 --offload-group-size =
 --offload-num-in-group =
---offload-params =
+--offload-params +
 --offload-prefetch-step =
-# LoRA execution (`--lora-modules`, which adds model names, is not among them)
+# LoRA execution; `--lora-modules` too: vLLM 0.33.0's render server builds its model list
+# without it (a request naming an adapter gets the unknown-model 404 there as here)
+--lora-modules +
 --default-mm-loras =
 --enable-lora --disable-lora
 --enable-mixed-moe-lora-format --disable-mixed-moe-lora-format
@@ -154,7 +157,7 @@ _TABLE = """
 --enable-tower-connector-lora --disable-tower-connector-lora
 --fully-sharded-loras --no-fully-sharded-loras
 --lora-dtype =
---lora-target-modules =
+--lora-target-modules +
 --max-cpu-loras =
 --max-lora-cls-labels =
 --max-lora-rank =
@@ -194,7 +197,7 @@ _TABLE = """
 --stream-interval =
 --watermark =
 # compilation
---cudagraph-capture-sizes =
+--cudagraph-capture-sizes +
 --max-cudagraph-capture-size =
 # kernel selection
 --enable-flashinfer-autotune --disable-flashinfer-autotune
@@ -252,18 +255,16 @@ _TABLE = """
 """
 
 
-def _parse(table: str) -> dict[str, tuple[tuple[str, ...], bool]]:
-    flags: dict[str, tuple[tuple[str, ...], bool]] = {}
+def _parse(table: str) -> dict[str, tuple[tuple[str, ...], str | None]]:
+    flags: dict[str, tuple[tuple[str, ...], str | None]] = {}
     for line in table.splitlines():
         if not line or line.startswith("#"):
             continue
         names = line.split()
-        takes_value = names[-1] == "="
-        if takes_value:
-            names.pop()
-        flags[names[0]] = (tuple(names), takes_value)
+        values = names.pop() if names[-1] in ("=", "+") else None
+        flags[names[0]] = (tuple(names), values)
     return flags
 
 
-# canonical flag -> (its spellings, whether it takes a value)
-ENGINE_FLAGS: dict[str, tuple[tuple[str, ...], bool]] = _parse(_TABLE)
+# canonical flag -> (its spellings, None for a switch, "=" for one value, "+" for several)
+ENGINE_FLAGS: dict[str, tuple[tuple[str, ...], str | None]] = _parse(_TABLE)

@@ -42,3 +42,11 @@ def test_serve_exits_1_on_an_unusable_parser_setup(caplog) -> None:
     options = ModelOptions(model=str(QWEN3), reasoning_parser="hf")
     assert launch.run([options], ServerSettings()) == 1
     assert "response_template" in caplog.text
+
+
+def test_a_context_length_past_the_configs_is_a_model_load_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not QWEN3.is_dir():
+        pytest.skip("shared qwen3 model not available")
+    monkeypatch.delenv("VLLM_ALLOW_LONG_MAX_MODEL_LEN", raising=False)
+    with pytest.raises(ModelLoadError, match="VLLM_ALLOW_LONG_MAX_MODEL_LEN"):
+        load_model(ModelOptions(model=str(QWEN3), max_model_len=100_000))

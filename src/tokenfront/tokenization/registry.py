@@ -10,21 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from tokenfront.config import ModelOptions
+from tokenfront.tokenization import context_length
 
 logger = logging.getLogger(__name__)
-
-# Config keys that bound the context length, in vLLM's order of preference.
-_MAX_LEN_KEYS = (
-    "max_position_embeddings",
-    "n_positions",
-    "max_seq_len",
-    "seq_length",
-    "max_sequence_length",
-    "max_seq_length",
-    "seq_len",
-    "model_max_length",
-)
-
 
 class ModelNotFoundError(LookupError):
     """A request named a model this server does not serve."""
@@ -111,20 +99,6 @@ def generation_config_from_model_config(hf_config: dict[str, Any]) -> dict[str, 
             if key not in out and text_config.get(key) is not None:
                 out[key] = text_config[key]
     return out
-
-
-def derive_max_model_len(hf_config: dict[str, Any], tokenizer_config: dict[str, Any]) -> int:
-    """The context length vLLM derives from the model config."""
-    text_config = hf_config.get("text_config")
-    cfg = text_config if isinstance(text_config, dict) else hf_config
-    for key in _MAX_LEN_KEYS:
-        value = cfg.get(key)
-        if isinstance(value, int) and value > 0:
-            return value
-    value = tokenizer_config.get("model_max_length")
-    if isinstance(value, int) and 0 < value < 10**9:
-        return value
-    return 2048
 
 
 # What a model *is* is read from config.json in several places (parsers' id style, DeepSeek
@@ -248,7 +222,6 @@ def load_model(options: ModelOptions) -> ServedModel:
         else model_dir
     )
     hf_config = _read_json(model_dir / "config.json")
-    tokenizer_config = _read_json(tokenizer_dir / "tokenizer_config.json")
 
     if options.generation_config in ("auto", "vllm"):
         found = model_dir / "generation_config.json"
@@ -266,7 +239,12 @@ def load_model(options: ModelOptions) -> ServedModel:
         raise ModelLoadError(f"cannot load tokenizer from {tokenizer_dir}: {exc}") from exc
     release_construction_tables(tokenizer)
 
-    max_model_len = options.max_model_len or derive_max_model_len(hf_config, tokenizer_config)
+    try:
+        max_model_len = context_length.max_model_len(
+            hf_config, options.max_model_len, disable_sliding_window=options.disable_sliding_window
+        )
+    except context_length.ContextLengthError as exc:
+        raise ModelLoadError(str(exc)) from None
 
     eos_token_id = getattr(tokenizer, "eos_token_id", None)
     eos_ids: set[int] = set()
