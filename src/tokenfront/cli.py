@@ -139,20 +139,18 @@ def _json_list(text: str) -> list[str]:
 
 
 def _positive(kind: Callable[[str], Any]) -> Any:
-    def check(text: str) -> Any:
-        value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
-        return value
-
-    return check
+    return _checked(kind, lambda value: value > 0, "positive")
 
 
 def _non_negative(kind: Callable[[str], Any]) -> Any:
+    return _checked(kind, lambda value: 0 <= value < float("inf"), "a non-negative number")
+
+
+def _checked(kind: Callable[[str], Any], ok: Callable[[Any], bool], what: str) -> Any:
     def check(text: str) -> Any:
         value = kind(text)
-        if not 0 <= value < float("inf"):
-            raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text!r}")
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
         return value
 
     return check
@@ -313,7 +311,8 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
           help="vLLM's: requests with more headers get 431.")
     _flag(g, "--h11-max-incomplete-event-size", type=_positive(human_int),
           help="vLLM's: bytes h11 buffers for an unfinished request head before refusing it "
-               "(default: room for --max-header-bytes).")
+               "(default: room for --max-header-bytes); only uvicorn's h11 protocol reads it, "
+               "not httptools.")
     _flag(g, "--max-n-sequences", type=int, default=DEFAULT_MAX_N_SEQUENCES,
           vllm_env="VLLM_MAX_N_SEQUENCES",
           help="Bound on choices per response and responses per request.")
