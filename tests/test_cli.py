@@ -563,6 +563,14 @@ def test_h11_limits_reach_uvicorn_and_the_guard() -> None:
         parse("--h11-max-header-count", "0")
 
 
+def test_fingerprint_flags_reach_the_settings() -> None:
+    settings = cli.server_settings_from_args(parse("--fingerprint-mode", "custom", "--fingerprint-value", "v1"))
+    assert (settings.fingerprint_mode, settings.fingerprint_value) == ("custom", "v1")
+    assert cli.server_settings_from_args(parse()).fingerprint_mode == "full"
+    with pytest.raises(SystemExit):
+        parse("--fingerprint-mode", "loud")
+
+
 def test_bad_model_fails_fast(server_env: dict[str, str], tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "tokenfront", "serve", "--model", str(tmp_path / "missing")]
     done = subprocess.run(cmd, env=server_env, capture_output=True, timeout=60)

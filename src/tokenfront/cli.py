@@ -337,6 +337,11 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--engine-max-connections", type=_positive(int),
           default=DEFAULT_ENGINE_MAX_CONNECTIONS,
           help="Most concurrent (keep-alive) connections to the engine.")
+    _flag(g, "--fingerprint-mode", choices=["full", "hash", "custom", "none"], default="full",
+          help="vLLM's: the system_fingerprint of gateway answers: full / hash "
+               "'tokenfront-<version>-<config hash>', custom the --fingerprint-value, none null "
+               "(render / derender answers keep null, as vLLM's render server does).")
+    _flag(g, "--fingerprint-value", help="vLLM's: the system_fingerprint of --fingerprint-mode custom.")
     _flag(g, "--sse-keep-alive-interval", type=_non_negative(float), default=0,
           help="vLLM's: an SSE comment line (': keep-alive') whenever a streamed "
                "/v1/chat/completions or /v1/completions answer has been idle this many seconds, "
@@ -680,6 +685,8 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
         engine_timeout=args.engine_timeout,
         engine_max_connections=args.engine_max_connections,
         sse_keep_alive_interval=args.sse_keep_alive_interval,
+        fingerprint_mode=args.fingerprint_mode,
+        fingerprint_value=args.fingerprint_value,
         workers=args.workers,
         max_header_bytes=args.max_header_bytes,
         max_header_count=args.h11_max_header_count,

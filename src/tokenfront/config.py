@@ -96,6 +96,9 @@ class ServerSettings:
     engine_url: str | None = None
     engine_timeout: float = DEFAULT_ENGINE_TIMEOUT
     engine_max_connections: int = DEFAULT_ENGINE_MAX_CONNECTIONS
+    # Gateway answers' system_fingerprint: vLLM's --fingerprint-mode full / hash / custom / none.
+    fingerprint_mode: str = "full"
+    fingerprint_value: str | None = None
     # Gateway streams: seconds without an event before an SSE keep-alive comment (0: none).
     sse_keep_alive_interval: float = 0
     workers: int = 1

@@ -110,7 +110,9 @@ def create_app(
     if settings.engine_url:
         # Gateway mode: OpenAI endpoints over a token-in/token-out engine.
         from tokenfront.api.routes import gateway
+        from tokenfront.gateway.fingerprint import system_fingerprint
 
+        app.state.tokenfront.system_fingerprint = system_fingerprint(settings, registry.models)
         app.include_router(gateway.router)
     # CORS answers preflights behind the guard (OPTIONS skips the API key check there).
     app.add_middleware(

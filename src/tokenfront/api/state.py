@@ -15,6 +15,8 @@ from tokenfront.tokenization.registry import ModelNotFoundError, ModelRegistry, 
 class AppState:
     settings: ServerSettings
     registry: ModelRegistry
+    # Gateway answers' system_fingerprint (gateway/fingerprint.py).
+    system_fingerprint: str | None = None
 
     def model_for(self, name: str | None) -> ServedModel:
         """The served model a request names (empty names the default), else vLLM's 404."""

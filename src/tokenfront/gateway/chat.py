@@ -13,6 +13,7 @@ from tokenfront.api.state import AppState
 from tokenfront.derender.chat import derender_chat
 from tokenfront.derender.state import StateCodec
 from tokenfront.derender.stream import STOP_STRINGS_UNSUPPORTED, derender_chat_chunk
+from tokenfront.gateway.fingerprint import stamp_chunk
 from tokenfront.gateway.relay import EngineStreams, derender_guarded, derendered, worth_sending
 from tokenfront.gateway.sse import DONE, event
 from tokenfront.protocol.generate import (
@@ -72,6 +73,7 @@ def finish_chat(state: AppState, call: ChatCall, answers: list[dict[str, Any]]) 
     """The chat.completion for the engine's complete answer (CPU work: run off the loop)."""
     result = derender_guarded(_derender_full, state, call, answers[0])
     result["id"] = call.body["request_id"]
+    result["system_fingerprint"] = state.system_fingerprint
     return result
 
 
@@ -104,12 +106,15 @@ async def chat_events(
     failure mid-stream becomes an error event; a client disconnect aborts the engine call.
     """
     step = functools.partial(_derender_chunk, state, codec, call)
+    options = call.request.stream_options
+    include_usage = bool(options and options.include_usage)
     try:
         try:
             async for _, chunk in derendered(streams, step):
                 if worth_sending(chunk):
                     if "error" not in chunk:
                         chunk["id"] = call.body["request_id"]
+                    stamp_chunk(chunk, state.system_fingerprint, include_usage)
                     yield event(chunk)
         except APIError as exc:
             yield event(exc.body())

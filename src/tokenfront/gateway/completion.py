@@ -13,6 +13,7 @@ from tokenfront.api.state import AppState
 from tokenfront.derender.completion import derender_completion
 from tokenfront.derender.state import StateCodec
 from tokenfront.derender.stream import STOP_STRINGS_UNSUPPORTED, derender_completion_chunk
+from tokenfront.gateway.fingerprint import stamp_chunk
 from tokenfront.gateway.relay import EngineStreams, derender_guarded, derendered, worth_sending
 from tokenfront.gateway.sse import DONE, event
 from tokenfront.protocol.generate import (
@@ -77,6 +78,7 @@ def finish_completion(
     """The text_completion for the engine's answers, one per prompt (CPU work)."""
     result = derender_guarded(_derender_full, state, call, answers)
     result["id"] = call.response_id
+    result["system_fingerprint"] = state.system_fingerprint
     return result
 
 
@@ -126,6 +128,8 @@ async def completion_events(
     step = functools.partial(_derender_chunk, state, codec, call)
     held_usage: list[dict[str, Any]] = []
     several = len(call.bodies) > 1
+    options = call.request.stream_options
+    include_usage = bool(options and options.include_usage)
     try:
         try:
             async for prompt, chunk in derendered(streams, step):
@@ -138,9 +142,12 @@ async def completion_events(
                 if several and not chunk["choices"] and chunk.get("usage") is not None:
                     held_usage.append(chunk)
                 elif worth_sending(chunk):
+                    stamp_chunk(chunk, state.system_fingerprint, include_usage)
                     yield event(chunk)
             if held_usage and streams.finished:
-                yield event(_sum_usage(held_usage))
+                summed = _sum_usage(held_usage)
+                stamp_chunk(summed, state.system_fingerprint, include_usage)
+                yield event(summed)
         except APIError as exc:
             yield event(exc.body())
         yield DONE
