@@ -201,6 +201,12 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
                """'{"max_position_embeddings": 8192}' (a sub-configuration such as text_config """
                "is updated key by key).")
     _flag(g, "--trust-remote-code", action="store_true")
+    _flag(g, "--hf-config-path",
+          help="vLLM's: a folder (or hub id) whose config.json describes the model instead of "
+               "the model's own.")
+    _flag(g, "--hf-token", nargs="?", const=True,
+          help="vLLM's: a Hugging Face token for hub ids not in the local cache (bare: the one "
+               "`hf auth login` stored).")
     _flag(g, "--max-model-len", type=_max_model_len,
           help="Context length (1k = 1000, 1K = 1024). Default (or -1 / auto): from the model "
                "config, as vLLM derives it; a longer one than the config allows is refused unless "
@@ -608,6 +614,8 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         tokenizer_revision=args.tokenizer_revision,
         hf_overrides=_json_arg(args.hf_overrides, "--hf-overrides"),
         trust_remote_code=args.trust_remote_code,
+        hf_config_path=args.hf_config_path,
+        hf_token=args.hf_token,
         max_model_len=int(args.max_model_len) if args.max_model_len else None,
         disable_sliding_window=args.disable_sliding_window,
         max_logprobs=args.max_logprobs,

@@ -37,6 +37,10 @@ class ModelOptions:
     revision: str | None = None
     # vLLM's --tokenizer-revision: the tokenizer's hub revision (default: `revision`).
     tokenizer_revision: str | None = None
+    # vLLM's --hf-config-path: the folder (or hub id) whose config.json describes the model.
+    hf_config_path: str | None = None
+    # vLLM's --hf-token: a hub token, or True for the one `hf auth login` stored.
+    hf_token: str | bool | None = None
     # vLLM's --hf-overrides: config.json values replaced (sub-configurations updated).
     hf_overrides: dict[str, Any] | None = None
     trust_remote_code: bool = False

@@ -36,6 +36,7 @@ _TABLE = """
 --enable-trace-replay --disable-trace-replay
 --enforce-eager --no-enforce-eager
 --logprobs-mode =
+--logits-processors +
 --model-class-overrides =
 --model-impl =
 --quantization -q =

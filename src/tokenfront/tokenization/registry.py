@@ -66,15 +66,18 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def resolve_model_dir(model: str, revision: str | None = None) -> Path:
-    """A local directory, or a hub id resolved through the local Hugging Face cache."""
+def resolve_model_dir(
+    model: str, revision: str | None = None, token: str | bool | None = None
+) -> Path:
+    """A local directory, or a hub id resolved through the Hugging Face cache (or the hub,
+    with `token` as vLLM's --hf-token gives it: a token, or True for the stored one)."""
     path = Path(model).expanduser()
     if path.is_dir():
         return path
     try:
         from huggingface_hub import snapshot_download
 
-        return Path(snapshot_download(model, revision=revision))
+        return Path(snapshot_download(model, revision=revision, token=token))
     except Exception as exc:  # network off, unknown id, ...
         raise ModelLoadError(f"cannot find model {model!r}: not a directory and {exc}") from exc
 
@@ -214,14 +217,20 @@ def load_model(options: ModelOptions) -> ServedModel:
         options.model = str(builtin_model_dir())
         if not options.served_model_name:
             options.served_model_name = ["qwen3"]
-    model_dir = resolve_model_dir(options.model, options.revision)
+    token = options.hf_token
+    model_dir = resolve_model_dir(options.model, options.revision, token)
     tokenizer_revision = options.tokenizer_revision or options.revision  # vLLM's default
     tokenizer_dir = (
-        resolve_model_dir(options.tokenizer or options.model, tokenizer_revision)
+        resolve_model_dir(options.tokenizer or options.model, tokenizer_revision, token)
         if options.tokenizer or tokenizer_revision != options.revision
         else model_dir
     )
-    hf_config = _read_json(model_dir / "config.json")
+    config_dir = (
+        resolve_model_dir(options.hf_config_path, options.revision, token)
+        if options.hf_config_path
+        else model_dir
+    )
+    hf_config = _read_json(config_dir / "config.json")
 
     if options.generation_config in ("auto", "vllm"):
         found = model_dir / "generation_config.json"
