@@ -14,6 +14,7 @@ from tokenfront.tokenization import context_length
 
 logger = logging.getLogger(__name__)
 
+
 class ModelNotFoundError(LookupError):
     """A request named a model this server does not serve."""
 
