@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -611,3 +612,58 @@ def test_bad_env_value_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("TOKENFRONT_PORT", "eighty")
     with pytest.raises(SystemExit, match="TOKENFRONT_PORT"):
         parse()
+
+
+def _self_signed(directory: Path, name: str) -> tuple[Path, Path]:
+    key, cert = directory / f"{name}.key", directory / f"{name}.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", f"/CN={name}", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return key, cert
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_enable_ssl_refresh_serves_a_rotated_certificate(
+    server_env: dict[str, str], tiny_model: Path, tmp_path: Path
+) -> None:
+    import ssl
+
+    key_a, cert_a = _self_signed(tmp_path, "first")
+    key_b, cert_b = _self_signed(tmp_path, "second")
+    key, cert = tmp_path / "server.key", tmp_path / "server.pem"
+    shutil.copy(key_a, key)
+    shutil.copy(cert_a, cert)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokenfront", "serve", str(tiny_model), "--host", "127.0.0.1",
+         "--port", str(port), "--ssl-keyfile", str(key), "--ssl-certfile", str(cert),
+         "--enable-ssl-refresh"],
+        env=server_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+
+    def served() -> str:
+        return ssl.get_server_certificate(("127.0.0.1", port), timeout=2)
+
+    def wait_for(expected: str) -> bool:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+            try:
+                if served().strip() == expected.strip():
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.2)
+        return False
+
+    try:
+        assert wait_for(cert_a.read_text())
+        shutil.copy(key_b, key)
+        shutil.copy(cert_b, cert)
+        assert wait_for(cert_b.read_text())
+        assert httpx.get(f"https://127.0.0.1:{port}/health", verify=False).status_code == 200
+    finally:
+        code, out = stop_server(proc)
+    assert "reloaded the TLS certificate chain" in out

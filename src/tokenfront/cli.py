@@ -300,6 +300,10 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
           help="Whether a client certificate is required: the ssl module's CERT_NONE (0), "
                "CERT_OPTIONAL (1) or CERT_REQUIRED (2).")
     _flag(g, "--ssl-ciphers", help="Cipher suites for TLS 1.2 and below, OpenSSL syntax.")
+    _flag(g, "--enable-ssl-refresh", action="store_true",
+          help="vLLM's: reload the TLS certificate, key and CA files when they change on disk.")
+    g.add_argument("--disable-ssl-refresh", dest="enable_ssl_refresh", action="store_false",
+                   default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     g = p.add_argument_group("security and limits")
     _flag(g, "--api-key", nargs="+", default=[], vllm_env="VLLM_API_KEY",
           help="Require `Authorization: Bearer KEY` (any of these) on every route but "
@@ -708,6 +712,7 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
         ssl_ca_certs=args.ssl_ca_certs,
         ssl_cert_reqs=args.ssl_cert_reqs,
         ssl_ciphers=args.ssl_ciphers,
+        enable_ssl_refresh=args.enable_ssl_refresh,
         uds=args.uds,
         access_log_excluded_paths=[
             path.strip()

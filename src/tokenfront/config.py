@@ -126,6 +126,8 @@ class ServerSettings:
     ssl_ca_certs: str | None = None
     ssl_cert_reqs: int = 0  # ssl.CERT_NONE
     ssl_ciphers: str | None = None
+    # vLLM's --enable-ssl-refresh: reload the certificate files when they change.
+    enable_ssl_refresh: bool = False
     # A Unix domain socket to serve on instead of host / port.
     uds: str | None = None
     # Paths whose requests write no access-log line.

@@ -92,6 +92,10 @@ def uvicorn_kwargs(settings: ServerSettings) -> dict[str, Any]:
         value = getattr(settings, name)
         if value:
             kwargs[name] = value
+    if settings.enable_ssl_refresh and settings.ssl_certfile:
+        from tokenfront.tls_refresh import refreshing_context
+
+        kwargs["ssl_context_factory"] = refreshing_context
     return kwargs
 
 
