@@ -248,6 +248,22 @@ _TABLE = """
 --response-role =
 --return-tokens-as-token-ids --no-return-tokens-as-token-ids
 --tokens-only --no-tokens-only
+# the multimodal encoder and its processor's device, cache and IPC (vLLM 0.33.0's renderer reads
+# none of them), KV events and sampling masks
+--kv-events-config =
+--mm-device-do-normalize --no-mm-device-do-normalize
+--mm-encoder-attn-backend =
+--mm-encoder-attn-dtype =
+--mm-encoder-fp8-scale-path =
+--mm-encoder-fp8-scale-save-margin =
+--mm-encoder-fp8-scale-save-path =
+--mm-encoder-only --no-mm-encoder-only
+--mm-encoder-tp-mode =
+--mm-processor-cache-type =
+--mm-processor-device =
+--mm-shm-cache-max-object-size-mb =
+--return-sampling-mask --no-return-sampling-mask
+--skip-mm-profiling --no-skip-mm-profiling
 # older spellings, and the multimodal processor cache (tokenfront keeps none: it answers as vLLM with 0)
 --swap-space =
 --no-enable-prefix-caching
