@@ -8,6 +8,7 @@ once, on the first request, the way vLLM loads it; only the answer is kept.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,17 @@ _FILE_KEYS = ("vocab_file", "merges_file")
 _answers: dict[int, tuple[ServedModel, dict[str, Any]]] = {}
 
 
+_computing = threading.Lock()  # concurrent first requests load the tokenizer once
+
+
 def tokenizer_info(model: ServedModel) -> dict[str, Any]:
     """The `/tokenizer_info` answer for `model` (computed once per served model)."""
     found = _answers.get(id(model))
     if found is None or found[0] is not model:
-        found = _answers[id(model)] = (model, _tokenizer_info(model))
+        with _computing:
+            found = _answers.get(id(model))
+            if found is None or found[0] is not model:
+                found = _answers[id(model)] = (model, _tokenizer_info(model))
     return found[1]
 
 
