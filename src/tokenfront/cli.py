@@ -251,6 +251,9 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--limit-mm-per-prompt",
           help="""JSON object: most items of a modality in one prompt, e.g. '{"image": 2}' """
                "(vLLM's default: 999).")
+    _flag(g, "--language-model-only", action=argparse.BooleanOptionalAction, default=False,
+          help="vLLM's: serve a multimodal model as text only (image parts are refused as over "
+               "a limit of 0).")
     _flag(g, "--trust-request-mm-kwargs", action=argparse.BooleanOptionalAction, default=False,
           help="Accept requests carrying mm_processor_kwargs / media_io_kwargs (text prompts "
                "render as without them; with image inputs they are refused).")
@@ -644,6 +647,7 @@ def model_options_from_args(args: argparse.Namespace) -> list[ModelOptions]:
         tool_strict_level=args.tool_strict_level,
         strict_tool_calling=args.strict_tool_calling,
         limit_mm_per_prompt=_json_arg(args.limit_mm_per_prompt, "--limit-mm-per-prompt"),
+        language_model_only=args.language_model_only,
     )
     options: list[ModelOptions] = []
     if args.models_config:

@@ -76,6 +76,8 @@ class ModelOptions:
     max_logprobs: int = DEFAULT_MAX_LOGPROBS
     # `--limit-mm-per-prompt`: items per modality, e.g. {"image": 2} (vLLM's default is 999).
     limit_mm_per_prompt: dict[str, Any] | None = None
+    # vLLM's --language-model-only: a multimodal model takes text only (every limit above is 0).
+    language_model_only: bool = False
 
     @property
     def names(self) -> list[str]:

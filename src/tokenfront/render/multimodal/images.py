@@ -143,6 +143,8 @@ def _image_part(part: Any) -> tuple[str | None, str | None] | None:
 
 
 def _limit(model: ServedModel) -> int:
+    if model.options.language_model_only:  # vLLM's: every modality's limit is 0
+        return 0
     limits = getattr(model.options, "limit_mm_per_prompt", None) or {}
     value = limits.get("image", DEFAULT_IMAGE_LIMIT)
     if isinstance(value, dict):
