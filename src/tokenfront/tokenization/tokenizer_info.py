@@ -23,8 +23,6 @@ _FILE_KEYS = ("vocab_file", "merges_file")
 
 # id(model) -> (model, answer): the model is held so its id cannot be reused by another.
 _answers: dict[int, tuple[ServedModel, dict[str, Any]]] = {}
-
-
 _computing = threading.Lock()  # concurrent first requests load the tokenizer once
 
 
