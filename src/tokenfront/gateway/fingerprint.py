@@ -17,6 +17,7 @@ from tokenfront import __version__
 from tokenfront.config import ServerSettings
 from tokenfront.tokenization.registry import ServedModel
 
+
 def system_fingerprint(settings: ServerSettings, models: Iterable[ServedModel]) -> str | None:
     if settings.fingerprint_mode == "none":
         return None
