@@ -131,6 +131,37 @@ def test_one_chunk_of_many_key_value_pairs_scans_each_pair_a_bounded_number_of_t
     assert scanned[0] < 50 * 300  # from the start each time: about 300 x 3,000
 
 
+def test_one_chunk_converts_a_run_of_argument_pieces_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every `</parameter>` / `<parameter=` piece of the chunk converted the whole call again
+    # (about 900 conversions here); a chunk's run of pieces is one text now
+    converted = _count_calls(monkeypatch, xml_params.MarkupToolParser, "_args_delta")
+    params = "".join(f"<parameter=p{i}>\nv{i}\n</parameter>\n" for i in range(300))
+    text = f"<tool_call>\n<function=get_time>\n{params}</function>\n</tool_call>"
+    arguments = _one_chunk("qwen3_coder", "qwen3", text)
+    assert json.loads(arguments) == {f"p{i}": f"v{i}" for i in range(300)}
+    assert converted[0] <= 3
+
+
+def test_closers_inside_one_value_look_for_a_line_start_opener_once_per_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a value holding many literal `</parameter>` texts: the next line-start `<parameter=`
+    # was searched for (to the end of the body) after each of them
+    lookups = _count_function_calls(monkeypatch, param_walk, "_line_open")
+    value = "x</parameter>y" * 2000
+    call = f"<function=f>\n<parameter=a>\n{value}\n</parameter>\n</function>"
+    text = f"<tool_call>\n{call}\n</tool_call>"
+    parser = xml_support.make("qwen3_coder", model="qwen3")
+    result = parser.extract_tool_calls(text)
+    assert json.loads(result.tool_calls[0].arguments) == {"a": value}
+    assert lookups[0] < 20
+    lookups[0] = 0
+    assert json.loads(_one_chunk("qwen3_coder", "qwen3", text)) == {"a": value}
+    assert lookups[0] < 40
+
+
 def _count_encoded_members(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Members encoded: dict members `json.dumps` writes plus `object_text.member_text` calls."""
     encoded = [0]

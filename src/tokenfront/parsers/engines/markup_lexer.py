@@ -12,6 +12,7 @@ Both keep their state in plain dicts (strings, ints, lists) so it can travel in 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,24 +59,35 @@ class LiteralTable:
         for lit, name in pairs:
             self.by_first.setdefault(lit[0], []).append((lit, name))
         self.prefixes = frozenset(lit[:i] for lit, _ in pairs for i in range(1, len(lit)))
+        self.longest = max((len(lit) for lit, _ in pairs), default=0)
+        chars = "".join(map(re.escape, sorted(self.first_chars)))
+        self._starts = re.compile(f"[{chars}]") if chars else None
 
-    def longest_at_start(self, text: str) -> tuple[str, str] | None:
+    def longest_at(self, text: str, pos: int) -> tuple[str, str] | None:
+        """The longest literal starting at `pos` (with its terminal)."""
         best: tuple[str, str] | None = None
-        for lit, name in self.by_first.get(text[:1], ()):
-            if text.startswith(lit) and (best is None or len(lit) > len(best[0])):
+        for lit, name in self.by_first.get(text[pos : pos + 1], ()):
+            if text.startswith(lit, pos) and (best is None or len(lit) > len(best[0])):
                 best = (lit, name)
         return best
 
-    def content_end(self, text: str) -> int:
-        """Where plain text stops: the first later offset that could start a literal."""
-        for i in range(1, len(text)):
-            if text[i] not in self.first_chars:
-                continue
-            rest = text[i:]
-            for lit, _ in self.pairs:
-                n = min(len(rest), len(lit))
-                if rest[:n] == lit[:n]:
-                    return i
+    def next_start(self, text: str, pos: int) -> int:
+        """The first offset at or after `pos` holding a literal's first character (or -1)."""
+        if self._starts is None:
+            return -1
+        m = self._starts.search(text, pos)
+        return m.start() if m else -1
+
+    def content_end(self, text: str, pos: int) -> int:
+        """Where plain text from `pos` stops: the first later offset that could start a
+        literal (one that starts there, or that the text's end is a prefix of)."""
+        at = self.next_start(text, pos + 1)
+        while at != -1:
+            tail = len(text) - at
+            for lit, _ in self.by_first[text[at]]:
+                if text.startswith(lit, at) if tail >= len(lit) else lit.startswith(text[at:]):
+                    return at
+            at = self.next_start(text, at + 1)
         return len(text)
 
 
@@ -87,31 +99,30 @@ def lex(
         return [Lexeme(CONTENT, text)]
     buffer = state.get("buf", "") + text
     out: list[Lexeme] = []
-    while buffer:
-        if table.first_chars and table.first_chars.isdisjoint(buffer):
-            out.append(Lexeme(CONTENT, buffer))
-            buffer = ""
+    pos, n = 0, len(buffer)
+    while pos < n:
+        if table.first_chars and table.next_start(buffer, pos) == -1:
+            out.append(Lexeme(CONTENT, buffer[pos:]))
+            pos = n
             break
-        best = table.longest_at_start(buffer)
-        if buffer in table.prefixes and not final:
+        best = table.longest_at(buffer, pos)
+        if not final and n - pos < table.longest and buffer[pos:] in table.prefixes:
             if best is None:
                 break
+            rest = buffer[pos:]
             if any(
-                len(lit) > len(best[0]) and lit.startswith(buffer)
-                for lit, _ in table.by_first.get(buffer[0], ())
+                len(lit) > len(best[0]) and lit.startswith(rest)
+                for lit, _ in table.by_first.get(rest[0], ())
             ):
                 break
-            out.append(Lexeme(best[1], best[0]))
-            buffer = buffer[len(best[0]) :]
-            continue
         if best is not None:
             out.append(Lexeme(best[1], best[0]))
-            buffer = buffer[len(best[0]) :]
+            pos += len(best[0])
             continue
-        end = table.content_end(buffer)
-        out.append(Lexeme(CONTENT, buffer[:end]))
-        buffer = buffer[end:]
-    state["buf"] = buffer
+        end = table.content_end(buffer, pos)
+        out.append(Lexeme(CONTENT, buffer[pos:end]))
+        pos = end
+    state["buf"] = buffer[pos:]
     return out
 
 

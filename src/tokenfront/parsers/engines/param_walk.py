@@ -83,19 +83,19 @@ def _follower(body: str, at: int, names: frozenset[str] | None, final: bool) -> 
     undeclared (a `<parameter=X>` follows with X outside the schema)."""
     while at < len(body) and body[at] in _WS:
         at += 1
-    rest = body[at:]
     undecided = "close" if final else "wait"
-    if not rest:
+    left = len(body) - at
+    if not left:
         return undecided
-    if rest.startswith(PARAM_START):
-        gt = rest.find(">", len(PARAM_START))
+    if body.startswith(PARAM_START, at):
+        gt = body.find(">", at + len(PARAM_START))
         if gt == -1:
             return undecided
-        return "close" if _valid(rest[len(PARAM_START) : gt], names) else "undeclared"
+        return "close" if _valid(body[at + len(PARAM_START) : gt], names) else "undeclared"
     for marker in (PARAM_START, *STRUCTURAL_FOLLOWERS):
-        if rest.startswith(marker):
+        if body.startswith(marker, at):
             return "close"
-        if marker.startswith(rest):
+        if left < len(marker) and marker.startswith(body[at:]):
             return undecided
     return "literal"
 
@@ -118,9 +118,11 @@ def _value_end(
     """
     i, depth = (value_start, 0) if paused is None else paused
     fallback: tuple[int, int] | None = None  # the first `</parameter>` before an undeclared name
+    opener = -2  # the first line-start `<parameter=` at or after i (-1: none; -2: not looked)
     while True:
         close = body.find(PARAM_END, i)
-        opener = _line_open(body, i, value_start)
+        if opener == -2 or -1 < opener < i:
+            opener = _line_open(body, i, value_start)
         if opener != -1 and (close == -1 or opener < close):
             gt = body.find(">", opener + len(PARAM_START))
             if gt == -1:

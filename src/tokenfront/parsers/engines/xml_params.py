@@ -235,6 +235,11 @@ class MarkupToolParser(ToolParser):
     json_body_args_keys: ClassVar[tuple[str, ...]] = ("arguments", "parameters")
     # One-shot content ends with the text still deferred after the last call (`state["dc"]`).
     one_shot_keeps_deferred: ClassVar[bool] = False
+    # A chunk's run of argument pieces of a named call is converted once, as one text (one
+    # conversion per run keeps a chunk with many markers inside a value linear). False where
+    # `_args_delta` reads each piece by itself (vLLM's structural-character skip, a piece
+    # that is a cut closer).
+    reads_argument_runs: ClassVar[bool] = True
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -426,7 +431,25 @@ class MarkupToolParser(ToolParser):
         carried = state["dc"]
         seen_tool = False
         suppress = self.suppress_calls
+        run: list[str] = []  # argument texts of the call `run_index` whose name is sent
+        run_index = 0
+        one_shot = "one_shot" in state
         for kind, text, index in events:
+            if run and (kind != E_ARGS or index != run_index):
+                self._run_args(state["slots"][run_index], run_index, run, calls, one_shot)
+                run = []
+            if (
+                kind == E_ARGS
+                and text
+                and self.reads_argument_runs
+                and not suppress
+                and _has_slot(state, index)
+                and state["slots"][index]["sent"]
+            ):
+                seen_tool = True
+                run.append(text)
+                run_index = index
+                continue
             if kind == E_TEXT:
                 if seen_tool:
                     state["dc"] += text
@@ -457,6 +480,8 @@ class MarkupToolParser(ToolParser):
                         and not state["dc"][len(carried) :]
                     ):
                         seen_tool = False
+        if run:
+            self._run_args(state["slots"][run_index], run_index, run, calls, one_shot)
         calls = merge_tool_deltas(calls)
         if state["dc"] and (not seen_tool or not calls):
             deferred_now = state["dc"][len(carried) :]
@@ -528,6 +553,24 @@ class MarkupToolParser(ToolParser):
             piece = self._args_delta(slot, text)
             if piece:
                 calls.append(DeltaToolCall(index=index, arguments=piece))
+
+    def _run_args(
+        self,
+        slot: dict[str, Any],
+        index: int,
+        texts: list[str],
+        calls: list[DeltaToolCall],
+        one_shot: bool,
+    ) -> None:
+        """A chunk's run of argument texts for a call whose name is sent, read as one text:
+        one conversion per run, not per piece (the pieces' deltas join into one anyway)."""
+        text = "".join(texts)
+        slot["args"] += text
+        if one_shot:
+            return
+        piece = self._args_delta(slot, text)
+        if piece:
+            calls.append(DeltaToolCall(index=index, arguments=piece))
 
     def _on_call_end(self, state: JSONState, index: int, calls: list[DeltaToolCall]) -> None:
         slots = state["slots"]

@@ -322,6 +322,7 @@ class _DsmlToolParser(MarkupToolParser):
     dialect: ClassVar[Dialect]
     supports_required_and_named = False  # structural-tag models in vLLM
     forced_json_unless_strict = True
+    reads_argument_runs = False  # vLLM re-reads only on a piece with `>`
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         converted = super().convert_args(raw, partial, name)

@@ -133,6 +133,7 @@ class UnfinishedMarkers:
 class Plamo3ToolParser(JsonArgsMixin):
     grammar_cached_on_thinking_switch = True
     name = "plamo3"
+    reads_argument_runs = False  # `_args_delta` reads each piece
     grammar = plamo3_grammar(True)
     supports_required_and_named = False
 

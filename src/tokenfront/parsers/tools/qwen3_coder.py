@@ -13,6 +13,7 @@ One wrapping newline of each value is markup; values are typed from the tool sch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -127,9 +128,10 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     def initial_state(self, start: str = S_CONTENT) -> JSONState:
         state = super().initial_state(start)
-        # qn/qb: the open call's name and body text; fh: a held `</function>` and the
+        # qn/qb: the open call's name and body text (qp: body pieces not yet joined into
+        # qb); fh: a held `</function>` and the
         # whitespace after it; fc: fenced-code state of the content.
-        state.update(qn="", qb="", fh=None, fc=new_fence_state())
+        state.update(qn="", qb="", qp=[], fh=None, fc=new_fence_state())
         return state
 
     def _param_names(self, name: str) -> frozenset[str] | None:
@@ -145,6 +147,11 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     # -- text and terminals -----------------------------------------------------------------
 
+    def feed(self, state: JSONState, text: str, ids: Sequence[int]) -> list[Event]:
+        events = super().feed(state, text, ids)
+        _body(state)  # the stream state keeps the body as one string
+        return events
+
     def _emit(self, state: JSONState, text: str) -> list[Event]:
         held = state.get("fh")
         if held is not None and text:
@@ -156,7 +163,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
             return self._emit(state, held[0] + held[1] + rest)
         st = state["st"]
         if st == S_ARGS:
-            state["qb"] += text
+            state.setdefault("qp", []).append(text)
         elif st == S_NAME:
             state["qn"] += text
         elif st == S_CONTENT and text:
@@ -185,13 +192,13 @@ class Qwen3CoderToolParser(MarkupToolParser):
         events = super()._terminal(state, terminal, text)
         now = state["st"]
         if st == S_ARGS and now != S_ARGS:
-            state["qb"] = ""  # the call body ended
+            _clear_body(state)  # the call body ended
         if now == S_NAME and st != S_NAME:
             state["qn"] = ""
         elif now == S_ARGS and st == S_NAME:
-            state["qb"] = ""
+            _clear_body(state)
         elif now == S_ARGS and st == S_ARGS and terminal in _PARAM_MARKUP:
-            state["qb"] += text
+            state.setdefault("qp", []).append(text)
         elif now == S_CONTENT and st != S_CONTENT:
             at_line_start(state["fc"])
         if unterminated:
@@ -202,7 +209,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
     def _body_exit(self, state: JSONState, terminal: str) -> str:
         """A `</function>` / `<function=` in a call body: structural, text or hold."""
         marker = self.g.terminals[terminal]
-        walk = walk_params(state["qb"] + marker, self._param_names(state["qn"]), final=False)
+        walk = walk_params(_body(state) + marker, self._param_names(state["qn"]), final=False)
         if walk.tail == "none":
             return "structural"
         if terminal != "FUNC_END" or walk.nested_markup:
@@ -223,7 +230,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     def _end_call(self, state: JSONState, text: str) -> list[Event]:
         """A held `</function>` that turned out structural: the call body ends."""
-        state["qb"] = ""
+        _clear_body(state)
         return super()._terminal(state, "FUNC_END", text)
 
     def finish_events(self, state: JSONState) -> list[Event]:
@@ -380,3 +387,17 @@ class Qwen3XmlToolParser(Qwen3CoderToolParser):
             events.append((E_NAME, _BAD_NAME, state["ti"]))
         events.extend(super().finish_events(state))
         return events
+
+
+def _body(state: JSONState) -> str:
+    """The open call's body text: `qb` with the pieces appended since (joined once)."""
+    parts = state.get("qp")
+    if parts:
+        state["qb"] += "".join(parts)
+        parts.clear()
+    return str(state["qb"])
+
+
+def _clear_body(state: JSONState) -> None:
+    state["qb"] = ""
+    state["qp"] = []
