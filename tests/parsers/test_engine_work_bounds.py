@@ -5,6 +5,8 @@ few thousand characters before)."""
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from json_support import context, pipeline, tool
 
 from tokenfront.parsers.engines import (
     json_array,
+    mode_filter,
     object_text,
     param_walk,
     separated_calls,
@@ -162,6 +165,26 @@ def test_closers_inside_one_value_look_for_a_line_start_opener_once_per_walk(
     assert lookups[0] < 40
 
 
+def test_an_open_value_counts_its_nesting_markup_once_per_character(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # each `</function>` inside a value re-walks the body and counted the nesting markup
+    # (`<tool_call>`, `<function=` ...) of the whole open value again
+    scanned = [0]
+    original = param_walk._nesting_counts
+
+    def counted(value: str, known: Any) -> Any:
+        scanned[0] += len(value) - (known[0] if known is not None else 0)
+        return original(value, known)
+
+    monkeypatch.setattr(param_walk, "_nesting_counts", counted)
+    value = "</function>x <tool_call>x </tool_call>x " * 1000
+    text = f"<tool_call>\n<function=f>\n<parameter=a>\n{value}\n</parameter>\n</function>"
+    result = xml_support.make("qwen3_coder", model="qwen3").extract_tool_calls(text)
+    assert json.loads(result.tool_calls[0].arguments) == {"a": value}
+    assert scanned[0] < 3 * len(text)
+
+
 def _count_encoded_members(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Members encoded: dict members `json.dumps` writes plus `object_text.member_text` calls."""
     encoded = [0]
@@ -298,3 +321,41 @@ def test_call_end_markers_in_one_chunk_copy_the_kept_text_a_bounded_number_of_ti
     ids = xml_support.tokenizer("deepseek").encode(text, add_special_tokens=False)
     parser.stream(None, text, ids, context(), finished=True)
     assert copied[0] < 10 * len(text)
+
+
+def _str_find_calls(work: Callable[[], Any]) -> int:
+    """How many times `work` calls `str.find` (a C call, counted by a profile hook)."""
+    calls = [0]
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        if event == "c_call" and arg.__name__ == "find" and isinstance(arg.__self__, str):
+            calls[0] += 1
+
+    sys.setprofile(hook)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return calls[0]
+
+
+def test_cohere_markers_in_one_chunk_look_each_marker_up_again_only_when_passed() -> None:
+    # every marker of the chunk searched the rest of the buffer for every marker the
+    # filter knows (about 6 x 2,000 searches, each to the end of the text)
+    spec = mode_filter.ModeFilterSpec(
+        start_mode=mode_filter.ANSWER,
+        markers={
+            "<|START_RESPONSE|>": mode_filter.ANSWER,
+            "<|END_RESPONSE|>": mode_filter.IGNORE,
+            "<|START_THINKING|>": mode_filter.REASON,
+            "<|END_THINKING|>": mode_filter.IGNORE,
+            "<|START_ACTION|>": mode_filter.ACTION,
+            "<|END_ACTION|>": mode_filter.IGNORE,
+        },
+    )
+    text = "<|START_RESPONSE|>word <|END_RESPONSE|>" * 1000
+    state = mode_filter.new_state(spec)
+    batches: list[Any] = []
+    finds = _str_find_calls(lambda: batches.append(mode_filter.write(spec, state, text)))
+    assert batches[0].content == "word" * 1000  # each part's trailing space trimmed
+    assert finds < 3 * 2000

@@ -53,23 +53,30 @@ def new_state(spec: ModeFilterSpec) -> JSONState:
     return state
 
 
-def _marker_scan(text: str, markers: dict[str, str]) -> tuple[int, str | None]:
-    """Earliest full marker (idx, marker) or held partial tail (idx, None); (-1, None) if none."""
+def _marker_scan(
+    text: str, at: int, markers: dict[str, str], found: dict[str, int]
+) -> tuple[int, str | None]:
+    """Earliest full marker (idx, marker) or held partial tail (idx, None) in `text[at:]`,
+    as offsets in `text`; (-1, None) if none. `found` remembers each marker's first
+    offset at or after an earlier `at` (-1: none), so a later scan of the same text only
+    looks again for markers that `at` has passed."""
     best = -1
-    found: str | None = None
+    hit: str | None = None
     for marker in markers:
-        idx = text.find(marker)
+        idx = found.get(marker, -2)
+        if idx == -2 or -1 < idx < at:
+            idx = found[marker] = text.find(marker, at)
         if idx < 0:
-            for k in range(len(marker), 0, -1):
+            for k in range(min(len(marker), len(text) - at), 0, -1):
                 if text.endswith(marker[:k]):
                     idx = len(text) - k
                     if best < 0 or idx < best:
-                        best, found = idx, None
+                        best, hit = idx, None
                     break
             continue
         if best < 0 or idx < best:
-            best, found = idx, marker
-    return best, found
+            best, hit = idx, marker
+    return best, hit
 
 
 def _handle(spec: ModeFilterSpec, state: JSONState, mode: str, text: str, last: bool, out: Batch) -> int:
@@ -93,26 +100,23 @@ def write(spec: ModeFilterSpec, state: JSONState, text: str) -> Batch:
     out = Batch()
     if state["done"]:
         return out
-    state["buf"] += text
-    starts = {m[0] for m in spec.markers}
+    buf = state["buf"] + text
+    at = 0  # the buffer before `at` is used up
+    found: dict[str, int] = {}
     while True:
-        buf = state["buf"]
-        idx, marker = (-1, None)
-        if any(ch in starts for ch in buf):
-            idx, marker = _marker_scan(buf, spec.markers)
-        if idx >= 0 and marker is None:  # partial marker at the end: wait with all of it
-            return _bounded(spec, state, out)
+        idx, marker = _marker_scan(buf, at, spec.markers, found)
         if marker is not None:
             new_mode = spec.markers[marker]
-            if idx > 0:  # the text before the marker is final, whatever it could not use
-                _handle(spec, state, state["mode"], buf[:idx], True, out)
+            if idx > at:  # the text before the marker is final, whatever it could not use
+                _handle(spec, state, state["mode"], buf[at:idx], True, out)
             _enter(state, new_mode)
             state["cb"] = None
-            state["buf"] = buf[idx + len(marker):]
+            at = idx + len(marker)
             state["mode"] = new_mode
             continue
-        if buf:
-            used = _handle(spec, state, state["mode"], buf, False, out)
+        state["buf"] = buf[at:]
+        if idx < 0 and state["buf"]:  # else a partial marker at the end: wait with all of it
+            used = _handle(spec, state, state["mode"], state["buf"], False, out)
             state["buf"] = state["buf"][used:]
         return _bounded(spec, state, out)
 

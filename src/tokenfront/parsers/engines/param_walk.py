@@ -25,6 +25,7 @@ values read so far only ever grow.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.object_text import ObjectText
@@ -164,19 +165,29 @@ def walk_params(body: str, names: frozenset[str] | None, final: bool) -> Walk:
     is complete (its end closes an undecided value), else it may still grow.
     """
     if final:
-        return _walk(body, names, True, [], ObjectText(), 0)[0]
-    resumed = _last.resumable(names, body)
-    if resumed is None:
+        return _walk(body, names, True, [], ObjectText(), 0).walk
+    last: _Progress | None = _last.resumable(names, body)
+    if last is None:
         found = _walk(body, names, False, [], ObjectText(), 0)
     elif len(body) == len(_last.text):
-        return resumed[0]
+        return last.walk
     else:
-        walk, closed, resume, paused = resumed
+        params, closed_values = last.walk.params[: last.ended], last.walk.closed_values.copy()
         found = _walk(
-            body, names, False, walk.params[:closed], walk.closed_values.copy(), resume, paused
+            body, names, False, params, closed_values, last.resume, last.paused, last.counted
         )
     _last.keep(names, body, found)
-    return found[0]
+    return found.walk
+
+
+class _Progress(NamedTuple):
+    """A walk of a body that may still grow, and where a walk of a longer body resumes."""
+
+    walk: Walk
+    ended: int  # how many of its parameters ended
+    resume: int  # the offset after the last that did
+    paused: tuple[int, int] | None  # where the scan of the unended value paused
+    counted: Counted | None  # the unended value's nesting markup counted so far
 
 
 def _walk(
@@ -187,10 +198,10 @@ def _walk(
     closed_values: ObjectText,
     pos: int,
     paused: tuple[int, int] | None = None,
-) -> tuple[Walk, int, int, tuple[int, int] | None]:
-    """Walk on from `pos`, after the ended `params` (`paused`: where the scan of the value
-    after them paused): the walk, how many of its parameters ended, the offset after the
-    last that did, and where the scan of the unended value paused."""
+    counted: Counted | None = None,
+) -> _Progress:
+    """Walk on from `pos`, after the ended `params` (`paused`, `counted`: the scan of the
+    value after them so far)."""
     while True:
         at = body.find(PARAM_START, pos)
         if at == -1:
@@ -206,15 +217,31 @@ def _walk(
         value = body[start:end]
         if kind in ("open", "stop"):
             params.append(Param(name, value, False))
-            nested = value.count("<tool_call>") > value.count("</tool_call>") or value.count(
-                "<function="
-            ) > value.count("</function>")
+            counts = _nesting_counts(value, counted)
+            calls, call_ends, functions, function_ends = counts[1]
+            nested = calls > call_ends or functions > function_ends
             walk = Walk(params, kind, start, nested, closed_values)
-            return walk, len(params) - 1, pos, paused
+            return _Progress(walk, len(params) - 1, pos, paused, counts)
         params.append(Param(name, value, True))
         closed_values[name] = trim_value(value)
-        pos, paused = resume, None
-    return Walk(params, "none", -1, False, closed_values), len(params), pos, None
+        pos, paused, counted = resume, None, None
+    return _Progress(Walk(params, "none", -1, False, closed_values), len(params), pos, None, None)
+
+
+# An open value's length and its counts of `_NESTING` texts: a longer reading of the same
+# value (values only grow) counts only what its new end can hold.
+Counted = tuple[int, tuple[int, ...]]
+_NESTING = ("<tool_call>", "</tool_call>", "<function=", "</function>")
+
+
+def _nesting_counts(value: str, counted: Counted | None) -> Counted:
+    if counted is None or counted[0] > len(value):
+        return len(value), tuple(value.count(text) for text in _NESTING)
+    known, counts = counted
+    return len(value), tuple(
+        n + value.count(text, max(0, known - len(text) + 1))
+        for n, text in zip(counts, _NESTING, strict=True)
+    )
 
 
 def trim_value(value: str) -> str:
