@@ -77,3 +77,27 @@ def test_one_token_chunks_stream_as_vllm() -> None:
     deltas = stream("jamba", MODEL, token_chunks(WEATHER, MODEL))
     assert joined(deltas)[1][0][1] == '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}'
     assert sum(1 for d in deltas if d.get("tool_calls")) > 5  # argument text as it grows
+
+
+def test_a_long_plain_chunk_is_not_stepped_token_by_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    # before any `<tool_calls>` every piece is content, cut or whole: stepping the chunk token
+    # by token (the shadow run) was quadratic in it (40,000 tokens: 8 s)
+    from calls_support import token_chunks as chunks_of
+
+    from tokenfront.parsers.tools import jamba
+
+    steps = [0]
+    original = jamba.JambaToolParser.step
+
+    def counted(self: jamba.JambaToolParser, *args: object) -> object:
+        steps[0] += 1
+        return original(self, *args)
+
+    monkeypatch.setattr(jamba.JambaToolParser, "step", counted)
+    prose = "Let me think about this for a while. " * 200
+    text = prose + WEATHER
+    chunks = chunks_of(prose, MODEL, 10_000) + token_chunks(WEATHER, MODEL)
+    deltas = stream("jamba", MODEL, chunks)
+    assert steps[0] <= 2 * len(token_chunks(WEATHER, MODEL))  # the calls' tokens only
+    assert joined(deltas) == joined(stream("jamba", MODEL, token_chunks(text, MODEL)))
+    assert joined(deltas)[0] == prose + " "

@@ -134,6 +134,25 @@ def shadow_step(
     return catch_up(state["sent"], state["shadow"])
 
 
+def content_step(
+    state: JSONState, text: str, ids: Sequence[int], advance: Callable[[JSONState], None]
+) -> DeltaMessage | None:
+    """A chunk the parser answers as plain content however it is cut, while the client holds
+    just what the shadow holds: both runs' states are `advance`d as a step would (no token
+    by token stepping, which is quadratic in a long chunk), both outputs get the text.
+    None when the state does not allow it (the caller steps the chunk)."""
+    if "whole" not in state:
+        state.update(new_state())
+    if not state["follow"] or state["sent"] != state["shadow"]:
+        return None
+    advance(state["whole"])
+    advance(state["tokens"])
+    state["split"] = state["split"] or len(ids) > 1
+    state["sent"]["content"] += text
+    state["shadow"]["content"] += text
+    return DeltaMessage(content=text)
+
+
 def active_state(state: JSONState) -> JSONState:
     """The parser state whose answers go out (for end-of-stream bookkeeping)."""
     return state["whole"] if state.get("follow", True) else state["tokens"]

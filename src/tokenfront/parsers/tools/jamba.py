@@ -32,6 +32,7 @@ from tokenfront.parsers.engines.json_calls import (
 from tokenfront.parsers.engines.shadow_stream import (
     active_state,
     client_remaining,
+    content_step,
     shadow_finish,
     shadow_step,
 )
@@ -99,8 +100,27 @@ class JambaToolParser(JsonToolParser):
         # vLLM's per-delta logic (first arguments found by searching the delta's text, one
         # step per chunk) loses text on chunks of several tokens: its answers are checked
         # against the chunk read token by token (engines/shadow_stream.py).
+        if delta_ids and self._before_calls(state, delta_text):
+
+            def advance(run: JSONState) -> None:  # what `JsonToolParser.stream` keeps
+                if not run:
+                    run.update(self.initial_state())
+                run["text"] += delta_text
+                run["n_ids"] += len(delta_ids)
+                run["last_id"] = delta_ids[-1]
+
+            delta = content_step(state, delta_text, delta_ids, advance)
+            if delta is not None:
+                return delta
         pieces = token_pieces(self.tokenizer, delta_text, delta_ids)
         return shadow_step(super().stream, state, delta_text, delta_ids, pieces, _healthy)
+
+    @staticmethod
+    def _before_calls(state: JSONState, delta_text: str) -> bool:
+        """No `<tool_calls>` in the output so far, this chunk included: vLLM's step answers
+        every piece of the chunk as content."""
+        text = state["whole"].get("text", "") if "whole" in state else ""
+        return START not in text[-len(START) :] + delta_text and START not in text
 
     def remaining_args(self, state: JSONState) -> str:
         if "whole" not in state:  # never stepped (e.g. a named tool_choice reads forced JSON)
@@ -133,7 +153,10 @@ class JambaToolParser(JsonToolParser):
     def _advance(
         self, state: JSONState, current_text: str, delta_text: str, flags: Any
     ) -> DeltaMessage | None:
-        body = current_text.split(START)[-1].split(END)[0]
+        # vLLM's `split(START)[-1].split(END)[0]`, without splitting the whole text per token
+        body = current_text[current_text.rfind(START) + len(START) :]
+        end = body.find(END)
+        body = body if end == -1 else body[:end]
         try:
             calls: list[Any] = partial_json_parser.loads(body, flags)
         except MalformedJSON:
