@@ -78,3 +78,20 @@ def test_stream_without_a_call_is_content(text: str) -> None:
 @pytest.mark.parametrize("vec", vectors("phi4_mini_json"), ids=lambda v: v["source"].split("::")[-1])
 def test_vllm_vectors(vec: dict) -> None:
     assert check_vector(vec) == []
+
+
+def test_the_calls_span_is_where_vllms_pattern_first_matches() -> None:
+    # found with two `find`s: the pattern itself scans to the end from every marker that no
+    # `]` follows (quadratic in an output of many unclosed lists)
+    import random
+    import re
+
+    from tokenfront.parsers.tools.phi4mini import _calls_span
+
+    pattern = re.compile(r"functools\[(.*?)\]", re.DOTALL)
+    rnd = random.Random(7)
+    bits = ["functools[", "functools", "[", "]", "x", "\n", '{"name": "f"}', "tools["]
+    for _ in range(3000):
+        text = "".join(rnd.choice(bits) for _ in range(rnd.randint(0, 12)))
+        match = pattern.search(text)
+        assert _calls_span(text) == (None if match is None else (match.start(), match.end() - 1))

@@ -14,9 +14,11 @@ after it (outside `<think>`) starts the calls. Held text that opens no calls is 
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import secrets
+from collections.abc import Iterator
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState
 from tokenfront.parsers.engines.json_call_list import CallListParser, list_tool_calls
@@ -24,8 +26,7 @@ from tokenfront.parsers.engines.json_calls import no_calls
 from tokenfront.parsers.registry import tool_parser
 
 START = "<tool_calls>"
-_BLOCK_RE = re.compile(r"<tool_calls>([\s\S]*?)</tool_calls>", re.DOTALL)
-_THINK_RE = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+END = "</tool_calls>"
 # The template's reply prefix, dropped from plain answers.
 _REPLY_PREFIX = "助手："
 
@@ -66,14 +67,28 @@ def _scan(text: str, start: int) -> tuple[int, int | None]:
     return len(text), None
 
 
+def _spans(text: str, opener: str, closer: str) -> Iterator[tuple[int, int]]:
+    """The matches of vLLM's lazy `opener(.*?)closer` (DOTALL), left to right, as spans; an
+    opener that no closer follows ends the search (no later one has a closer either)."""
+    pos = 0
+    while (start := text.find(opener, pos)) != -1:
+        close = text.find(closer, start + len(opener))
+        if close == -1:
+            return
+        pos = close + len(closer)
+        yield start, pos
+
+
 def split_output(text: str) -> tuple[str | None, str | None]:
     """(content before the calls, the calls' JSON text) or (text, None)."""
-    for match in _BLOCK_RE.finditer(text):
-        start, end = match.span()
-        thinks = [(m.start(), m.end()) for m in _THINK_RE.finditer(text)]
-        if any(start > t0 and end < t1 for t0, t1 in thinks):
+    thinks = list(_spans(text, "<think>", "</think>"))  # in order, not overlapping
+    think_starts = [t0 for t0, _ in thinks]
+    for start, end in _spans(text, START, END):
+        # only the last think span starting before the block can hold it
+        last = bisect.bisect_left(think_starts, start) - 1
+        if last >= 0 and end < thinks[last][1]:
             continue
-        body = match.group(1).strip()
+        body = text[start + len(START) : end - len(END)].strip()
         try:
             json.loads(body)
         except Exception:

@@ -10,7 +10,6 @@ list is content, each call is sent (id, name and arguments) once its JSON object
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,19 +25,27 @@ from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, no_call
 from tokenfront.parsers.registry import tool_parser
 
 MARKER = "functools["
-_CALLS_RE = re.compile(r"functools\[(.*?)\]", re.DOTALL)
 _DECODER = json.JSONDecoder()
 
 
-def _call_list(text: str, match: re.Match[str]) -> list[Any]:
+def _calls_span(text: str) -> tuple[int, int] | None:
+    """Where vLLM's lazy `functools[...]` pattern (DOTALL) first matches: the first marker and
+    the first `]` after it (when none follows it, none follows a later marker either)."""
+    start = text.find(MARKER)
+    end = -1 if start == -1 else text.find("]", start + len(MARKER))
+    return None if end == -1 else (start, end)
+
+
+def _call_list(text: str, span: tuple[int, int]) -> list[Any]:
     """The calls of `functools[...]`: the first `]` ends the list (vLLM), else the whole list
     read as JSON from its `[` (nested arrays; test_various_data_types[False])."""
+    start, end = span
     try:
-        return json.loads("[" + match.group(1) + "]")
+        return json.loads("[" + text[start + len(MARKER) : end] + "]")
     except json.JSONDecodeError:
         pass
     try:
-        calls, _ = _DECODER.raw_decode(text, match.start() + len(MARKER) - 1)
+        calls, _ = _DECODER.raw_decode(text, start + len(MARKER) - 1)
     except json.JSONDecodeError:
         # vLLM logs the error and reports a tool call with no calls (and no content).
         return []
@@ -69,12 +76,12 @@ class Phi4MiniJsonToolParser(JsonToolParser):
     name = "phi4_mini_json"
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
-        match = _CALLS_RE.search(text)
-        if not match:
+        span = _calls_span(text)
+        if span is None:
             return no_calls(text)
         try:
             calls = []
-            for raw in _call_list(text, match):
+            for raw in _call_list(text, span):
                 args = raw["arguments"] if "arguments" in raw else raw["parameters"]
                 name = raw["name"]
                 if not isinstance(name, str):
