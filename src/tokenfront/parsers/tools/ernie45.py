@@ -30,7 +30,29 @@ THINK_END = "</think>"
 RESPONSE_START = "<response>"
 RESPONSE_END = "</response>"
 NEWLINE_TOKEN = "<0x0A>"
-_CALL_RE = re.compile(r"<tool_call>\s*(?P<json>\{.*?\})\s*</tool_call>", re.DOTALL)
+_CALL_END = re.compile(r"\}\s*</tool_call>")
+
+
+def _call_bodies(text: str) -> list[str]:
+    """vLLM's `<tool_call>\\s*(\\{.*?\\})\\s*</tool_call>` (DOTALL) `findall`: at each marker
+    followed by `{`, the JSON text up to the first `}` that a `</tool_call>` follows. When no
+    such end follows one marker's `{`, none follows a later one's (the pattern itself would
+    read on to the end from every such marker)."""
+    bodies: list[str] = []
+    pos = 0
+    while (at := text.find(START, pos)) != -1:
+        brace = at + len(START)
+        while brace < len(text) and text[brace].isspace():
+            brace += 1
+        if not text.startswith("{", brace):
+            pos = at + 1
+            continue
+        end = _CALL_END.search(text, brace + 1)
+        if end is None:
+            break
+        bodies.append(text[brace : end.start() + 1])
+        pos = end.end()
+    return bodies
 
 
 @tool_parser("ernie45")
@@ -49,7 +71,7 @@ class Ernie45ToolParser(JsonToolParser):
             return no_calls(text)
         try:
             calls = []
-            for body in _CALL_RE.findall(text):
+            for body in _call_bodies(text):
                 obj = json.loads(body)
                 name = obj.get("name", "")
                 if not isinstance(name, str):
