@@ -287,6 +287,22 @@ def test_section_markers_inside_arguments_read_the_call_a_bounded_number_of_time
     assert reads[0] < 20
 
 
+def test_a_kimi_k2_chunk_sends_a_run_of_argument_characters_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the arguments are read a character at a time (the top-level close is held); each
+    # character was handled as its own piece, and one-shot joined them one by one
+    handled = _count_calls(monkeypatch, separated_calls.SectionToolParser, "_on_args")
+    value = "word " * 2000
+    text = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        f'<|tool_call_argument_begin|>{{"city": "{value}"}}<|tool_call_end|>'
+        "<|tool_calls_section_end|>"
+    )
+    assert json.loads(_one_chunk("kimi_k2", "synthetic-multi", text)) == {"city": value}
+    assert handled[0] < 20
+
+
 @pytest.mark.parametrize("where", ["inside-the-call", "after-the-call", "before-the-calls"])
 def test_call_end_markers_in_one_chunk_copy_the_kept_text_a_bounded_number_of_times(
     monkeypatch: pytest.MonkeyPatch, where: str

@@ -33,6 +33,8 @@ from tokenfront.parsers.base import (
 from tokenfront.parsers.engines.chunk_pieces import Piece, split_at_markers, stream_by_token
 from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
+from tokenfront.parsers.engines.markup_lexer import CONTENT as PLAIN_TEXT
+from tokenfront.parsers.engines.markup_lexer import LiteralTable, lex
 from tokenfront.parsers.engines.retyped_json import settled_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object
 from tokenfront.parsers.engines.separated_scan import (
@@ -473,50 +475,20 @@ Event = tuple[str, str, int]
 
 
 class MarkerLexer:
-    """Splits text into (terminal, text) pieces, holding back a tail that may grow into a marker."""
+    """Splits text into (terminal, text) pieces, holding back a tail that may grow into a marker
+    (`markup_lexer.lex` over the literals; a piece's terminal is None for plain text)."""
 
     def __init__(self, literals: dict[str, str]) -> None:
-        # literal text -> terminal name; longest first for matching.
-        self.literals = sorted(literals.items(), key=lambda item: -len(item[0]))
-        self.first_chars = frozenset(lit[0] for lit, _ in self.literals)
-        self.prefixes = frozenset(lit[:i] for lit, _ in self.literals for i in range(1, len(lit)))
-
-    def _boundary(self, buf: str) -> int:
-        for i in range(1, len(buf)):
-            if buf[i] not in self.first_chars:
-                continue
-            rest = buf[i:]
-            for lit, _ in self.literals:
-                n = min(len(rest), len(lit))
-                if rest[:n] == lit[:n]:
-                    return i
-        return len(buf)
+        self.table = LiteralTable((name, lit) for lit, name in literals.items())
 
     def lex(self, buf: str, *, final: bool) -> tuple[list[tuple[str | None, str]], str]:
-        """(pieces, held tail); a piece's terminal is None for plain text."""
-        pieces: list[tuple[str | None, str]] = []
-        while buf:
-            if self.first_chars.isdisjoint(buf):
-                pieces.append((None, buf))
-                return pieces, ""
-            best: tuple[str, str] | None = None
-            for lit, name in self.literals:
-                if buf.startswith(lit):
-                    best = (lit, name)
-                    break
-            if buf in self.prefixes and not final:
-                if best is None or any(
-                    len(lit) > len(best[0]) and lit.startswith(buf) for lit, _ in self.literals
-                ):
-                    return pieces, buf
-            if best is not None:
-                pieces.append((best[1], best[0]))
-                buf = buf[len(best[0]) :]
-                continue
-            cut = self._boundary(buf)
-            pieces.append((None, buf[:cut]))
-            buf = buf[cut:]
-        return pieces, ""
+        """(pieces, held tail)."""
+        if not buf:
+            return [], ""
+        state = {"buf": buf}
+        lexemes = lex(self.table, state, "", final=final)
+        pieces = [(None if x.terminal == PLAIN_TEXT else x.terminal, x.text) for x in lexemes]
+        return pieces, state["buf"]
 
 
 class SectionToolParser(ToolParser):
@@ -756,6 +728,7 @@ class SectionToolParser(ToolParser):
         parts: list[str] = []
         carried = st["deferred"]
         seen_tool = False
+        run: list[str] = []  # argument pieces of a call whose name is sent, read as one
         for position, (kind, value, idx) in enumerate(events):
             if kind == TEXT:
                 if seen_tool:
@@ -772,7 +745,13 @@ class SectionToolParser(ToolParser):
             elif kind == CALL_NAME:
                 slots[idx]["name"] += value
             elif kind == CALL_ARGS:
-                self._on_args(slots[idx], idx, value, deltas, continues_run(events, position))
+                more = continues_run(events, position)
+                if more and slots[idx]["sent"]:
+                    run.append(value)
+                    continue
+                if run:
+                    value, run = "".join(run) + value, []
+                self._on_args(slots[idx], idx, value, deltas, more)
             elif kind == CALL_END and idx < len(slots):
                 self._on_end(slots[idx], idx, deltas)
         deltas = merge_tool_deltas(deltas)
@@ -903,15 +882,15 @@ class SectionToolParser(ToolParser):
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         st = self.initial_state()
         slots: list[dict[str, Any]] = st["slots"]
-        raw_args: dict[int, str] = {}
+        arg_parts: dict[int, list[str]] = {}
         events = self._feed(st, text) + self._finish_events(st)
         for kind, value, idx in events:
             if kind == CALL_ARGS and not self.suppress:
-                raw_args[idx] = raw_args.get(idx, "") + value
+                arg_parts.setdefault(idx, []).append(value)
         delta = self._to_delta(st, events, finished=True)
         calls: list[ToolCall] = []
         for idx, slot in enumerate(slots):
-            body = raw_args.get(idx, "")
+            body = "".join(arg_parts.get(idx, ()))
             if not slot["name"] and (not body or slot.get("bare") is not None):
                 continue
             name: Any = slot["name"].strip()
