@@ -29,11 +29,11 @@ from tokenfront.parsers.base import (
     ToolParser,
 )
 from tokenfront.parsers.engines.json_in_markers import is_complete_json, partial_tag_overlap
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.registry import tool_parser
 
 START = "<dots_function_call>"
 END = "</dots_function_call>"
-_BLOCK = re.compile(rf"{re.escape(START)}\s*(.*?)\s*{re.escape(END)}", re.DOTALL)
 _INVOKE = re.compile(r"<invoke\s+name\s*=\s*(?P<name>[^>]+)>(?P<body>.*?)</invoke>", re.DOTALL)
 _PARAM = re.compile(
     r"<parameter\s+name\s*=\s*(?P<name>[^>]+)>(?P<value>.*?)</parameter>", re.DOTALL
@@ -142,9 +142,10 @@ class DotsToolParser(ToolParser):
         if at == -1:
             return ExtractedToolCalls(False, [], text)
         calls: list[ToolCall] = []
-        for block in _BLOCK.finditer(text):
+        # vLLM's `START\s*(.*?)\s*END` (DOTALL) blocks
+        for start, end in lazy_blocks(text, START, END):
             try:
-                for parsed in self._block(block.group(1)):
+                for parsed in self._block(text[start + len(START) : end - len(END)].strip()):
                     valid = self._valid(parsed)
                     if valid is not None:
                         calls.append(ToolCall(valid[0], json.dumps(valid[1], ensure_ascii=False)))

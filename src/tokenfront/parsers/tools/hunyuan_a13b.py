@@ -18,11 +18,11 @@ import bisect
 import json
 import re
 import secrets
-from collections.abc import Iterator
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState
 from tokenfront.parsers.engines.json_call_list import CallListParser, list_tool_calls
 from tokenfront.parsers.engines.json_calls import no_calls
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.registry import tool_parser
 
 START = "<tool_calls>"
@@ -67,23 +67,11 @@ def _scan(text: str, start: int) -> tuple[int, int | None]:
     return len(text), None
 
 
-def _spans(text: str, opener: str, closer: str) -> Iterator[tuple[int, int]]:
-    """The matches of vLLM's lazy `opener(.*?)closer` (DOTALL), left to right, as spans; an
-    opener that no closer follows ends the search (no later one has a closer either)."""
-    pos = 0
-    while (start := text.find(opener, pos)) != -1:
-        close = text.find(closer, start + len(opener))
-        if close == -1:
-            return
-        pos = close + len(closer)
-        yield start, pos
-
-
 def split_output(text: str) -> tuple[str | None, str | None]:
     """(content before the calls, the calls' JSON text) or (text, None)."""
-    thinks = list(_spans(text, "<think>", "</think>"))  # in order, not overlapping
+    thinks = list(lazy_blocks(text, "<think>", "</think>"))  # in order, not overlapping
     think_starts = [t0 for t0, _ in thinks]
-    for start, end in _spans(text, START, END):
+    for start, end in lazy_blocks(text, START, END):
         # only the last think span starting before the block can hold it
         last = bisect.bisect_left(think_starts, start) - 1
         if last >= 0 and end < thinks[last][1]:
