@@ -22,6 +22,7 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, no_calls
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.registry import tool_parser
 
 MARKER = "functools["
@@ -29,11 +30,10 @@ _DECODER = json.JSONDecoder()
 
 
 def _calls_span(text: str) -> tuple[int, int] | None:
-    """Where vLLM's lazy `functools[...]` pattern (DOTALL) first matches: the first marker and
-    the first `]` after it (when none follows it, none follows a later marker either)."""
-    start = text.find(MARKER)
-    end = -1 if start == -1 else text.find("]", start + len(MARKER))
-    return None if end == -1 else (start, end)
+    """Where vLLM's lazy `functools[...]` pattern (DOTALL) first matches: the marker's start
+    and the offset of the first `]` after it."""
+    span = next(lazy_blocks(text, MARKER, "]"), None)
+    return None if span is None else (span[0], span[1] - 1)
 
 
 def _call_list(text: str, span: tuple[int, int]) -> list[Any]:
