@@ -8,7 +8,6 @@ partial response marker) and on a few offsets, so the state keeps just those.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,11 +16,14 @@ from tokenfront.parsers.registry import reasoning_parser
 
 THINK_STARTS = ("Here's my thought process:", "Here is my thought process:")
 RESPONSE_STARTS = ("Here's my response:", "Here is my response:")
-_REGEX = re.compile(
-    r"(?:Here's|Here is) my thought process:(.*?)(?:Here's|Here is) my response:(.*)", re.DOTALL
-)
 HEAD = max(len(s) for s in THINK_STARTS) + 1
 WINDOW = 24
+
+
+def _first(text: str, markers: tuple[str, ...], pos: int) -> tuple[int, int]:
+    """(start, end) of the earliest of `markers` at or after `pos`, or (-1, -1)."""
+    found = [(at, at + len(m)) for m in markers if (at := text.find(m, pos)) != -1]
+    return min(found) if found else (-1, -1)
 
 
 def _think_prefix(text: str) -> bool:
@@ -42,11 +44,16 @@ class GraniteReasoningParser(ReasoningParser):
         return []
 
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
-        found = _REGEX.findall(text)
-        if not found:
+        # vLLM's `(?:Here's|Here is) my thought process:(.*?)(?:Here's|Here is) my
+        # response:(.*)` (DOTALL), read with `find`: the pattern reads on to the end from
+        # every thought marker that no response marker follows
+        think_start, think_end = _first(text, THINK_STARTS, 0)
+        if think_start == -1:
             return None, text
-        reasoning, content = found[0]
-        return reasoning, content or None
+        response_start, response_end = _first(text, RESPONSE_STARTS, think_end)
+        if response_start == -1:
+            return None, text
+        return text[think_end:response_start], text[response_end:] or None
 
     def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
         # n: text length; head: first chars; win: last chars; rs: reasoning start offset;
