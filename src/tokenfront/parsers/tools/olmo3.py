@@ -11,10 +11,10 @@ with `<` as tool markup.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState, ToolParser
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.engines.python_calls import (
     call_list_delta,
     calls_in_module,
@@ -27,7 +27,6 @@ from tokenfront.parsers.engines.python_calls import (
 from tokenfront.parsers.registry import tool_parser
 
 OPEN, CLOSE = "<function_calls>", "</function_calls>"
-_BLOCK = re.compile(r"<function_calls>(.*?)</function_calls>", re.DOTALL)
 
 
 @tool_parser("olmo3")
@@ -35,8 +34,9 @@ class Olmo3ToolParser(ToolParser):
     name = "olmo3"
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
-        block = _BLOCK.search(text)
-        source = lines_as_list(block.group(1).strip() if block else text)
+        block = next(lazy_blocks(text, OPEN, CLOSE), None)  # vLLM's `OPEN(.*?)CLOSE`
+        body = text[block[0] + len(OPEN) : block[1] - len(CLOSE)] if block else None
+        source = lines_as_list(body.strip() if body is not None else text)
         if not looks_like_call_list(source):
             return ExtractedToolCalls(False, [], text)
         try:

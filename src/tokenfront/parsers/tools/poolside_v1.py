@@ -35,12 +35,12 @@ from tokenfront.parsers.base import (
     random_tool_call_id,
 )
 from tokenfront.parsers.engines.json_calls import dumps, no_calls, unstreamed_args
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.registry import tool_parser
 
 CALL_START, CALL_END = "<tool_call>", "</tool_call>"
 KEY_START, KEY_END = "<arg_key>", "</arg_key>"
 VAL_START, VAL_END = "<arg_value>", "</arg_value>"
-CALL_RE = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
 # The name starts and ends with a non-space character and one whitespace run follows it (vLLM's
 # test: a whitespace-only name is no call, and whitespace padding must not backtrack
 # quadratically); inner spaces are kept.
@@ -106,7 +106,9 @@ class PoolsideV1ToolParser(ToolParser):
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         calls: list[ToolCall] = []
         try:
-            for match in CALL_RE.findall(text):
+            # vLLM's `<tool_call>.*?</tool_call>` (DOTALL) matches
+            for start, end in lazy_blocks(text, CALL_START, CALL_END):
+                match = text[start:end]
                 detail = DETAIL_RE.search(match)
                 if not detail:
                     continue
