@@ -106,6 +106,9 @@ def _slice(state: State, begin: int, end: int) -> str:
 
 
 # ---- the scanning loop -----------------------------------------------------------------------
+_UNSEEN = object()
+
+
 def _watch(template: Template, state: State) -> list[tuple[str, Field]]:
     current = state["cur"]
     if current is not None and current != template.implicit:
@@ -130,9 +133,11 @@ def _may_grow(kind: str, f: Field, match: Any, size: int) -> bool:
 
 
 def _scan(
-    template: Template, state: State, eos: bool
+    template: Template, state: State, eos: bool, found: dict[int, Any]
 ) -> tuple[tuple[str, Field, Any] | None, int]:
-    """The delimiter to fire now (local offsets) and where held text starts."""
+    """The delimiter to fire now (local offsets) and where held text starts. `found` keeps
+    each delimiter's last search in this buffer: the leftmost match from an earlier offset
+    is still the leftmost from a later one at or before it (and no match stays none)."""
     buf = state["buf"]
     local = state["pos"] - state["base"]
     hold = len(buf)
@@ -141,7 +146,9 @@ def _scan(
     for kind, f in _watch(template, state):
         delimiter = f.opener if kind == "open" else f.closer
         assert delimiter is not None
-        match = delimiter.pattern.search(buf, local, partial=not eos)
+        match = found.get(id(delimiter), _UNSEEN)
+        if match is _UNSEEN or (match is not None and match.start() < local):
+            match = found[id(delimiter)] = delimiter.pattern.search(buf, local, partial=not eos)
         if match is None:
             continue
         if not eos and (match.partial or _may_grow(kind, f, match, len(buf))):
@@ -156,8 +163,9 @@ def _scan(
 
 
 def _run(template: Template, state: State, events: list[Event], tools: dict[str, dict[str, Any]], eos: bool) -> None:
+    found: dict[int, Any] = {}  # the buffer stays the same until `_trim`
     while True:
-        best, hold = _scan(template, state, eos)
+        best, hold = _scan(template, state, eos, found)
         base = state["base"]
         if best is not None:
             kind, f, match = best
