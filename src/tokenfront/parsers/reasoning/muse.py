@@ -14,10 +14,11 @@ tail that may still be framing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import ClassVar
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ReasoningParser
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.registry import reasoning_parser
 
 EOM, EOT = "<|eom|>", "<|eot|>"
@@ -25,10 +26,7 @@ CALLS_OPEN = "<atem:function_calls>"
 _TURN_OPEN = "<|start|>assistant"
 _CHANNEL = re.compile(r"to=(?P<recipient>[^\s<]+)<\|message\|>")
 _HEADER_PAT = r"to=[^\s<]+<\|message\|>"
-_COLLAPSE = re.compile(r"<\|eom\|>(?:(?!to=self<\|message\|>).)*?to=self<\|message\|>", re.DOTALL)
-_REASONING = re.compile(r"to=self<\|message\|>(.*?)<\|eom\|>", re.DOTALL)
 _CONTENT = re.compile(r"to=user<\|message\|>(.*?)(?=<\|eot\|>|<\|eom\|>|$)", re.DOTALL)
-_STRIP_REASONING = re.compile(r"(?:<\|start\|>assistant\s*)?to=self<\|message\|>.*?<\|eom\|>", re.DOTALL)
 _STRIP_OPEN_REASONING = re.compile(
     r"(?:<\|start\|>assistant\s*)?to=self<\|message\|>"
     r"(?:(?!<\|eom\|>)(?!" + _HEADER_PAT + r").)*(?=" + _HEADER_PAT + r"|$)",
@@ -47,6 +45,52 @@ _MUSE_HEADER = re.compile(r"(?:<\|start\|>assistant\s*)?(?:to=(?P<recipient>[^\s
 _BOUNDARY = re.compile(r"<\|eom\|>|<\|eot\|>|<\|start\|>")
 _OTHER_ROLE = re.compile(r"<\|start\|>(?!assistant(?:\s|<|$))[^\s<]+")
 _NON_TOOL = (None, "self", "user", "commentary", "developer")
+
+
+SELF_HEADER = "to=self<|message|>"
+
+
+def _cut(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`text` without the (ordered, disjoint) spans."""
+    kept: list[str] = []
+    pos = 0
+    for start, end in spans:
+        kept.append(text[pos:start])
+        pos = end
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
+def _closed_reasoning(text: str) -> Iterator[tuple[int, int]]:
+    """vLLM's `(?:<|start|>assistant\\s*)?to=self<|message|>.*?<|eom|>` (DOTALL) matches: the
+    lazy blocks, each with the turn opener (and whitespace) right before it when that lies
+    after the previous match."""
+    pos = 0
+    for start, end in lazy_blocks(text, SELF_HEADER, EOM):
+        before = start
+        while before > pos and text[before - 1].isspace():
+            before -= 1
+        opener = before - len(_TURN_OPEN)
+        if opener >= pos and text.startswith(_TURN_OPEN, opener):
+            start = opener
+        yield start, end
+        pos = end
+
+
+def _strip_reasoning(text: str) -> str:
+    """`text` without its reasoning messages, closed (`_closed_reasoning`) and open."""
+    return _STRIP_OPEN_REASONING.sub("", _cut(text, _closed_reasoning(text)))
+
+
+def _closed_reasoning_bodies(text: str) -> list[str]:
+    """vLLM's `to=self<|message|>(.*?)<|eom|>` bodies, read after dropping what lies between
+    an `<|eom|>` and the next reasoning header (its `<|eom|>(?:(?!H).)*?H` collapse), so
+    consecutive reasoning messages read as one."""
+    collapsed = _cut(text, lazy_blocks(text, EOM, SELF_HEADER))
+    return [
+        collapsed[start + len(SELF_HEADER) : end - len(EOM)]
+        for start, end in lazy_blocks(collapsed, SELF_HEADER, EOM)
+    ]
 
 
 def _has_atem(text: str) -> bool:
@@ -119,7 +163,7 @@ class MuseReasoningParser(ReasoningParser):
             return ""
         at = text.rfind(_TURN_OPEN)
         scoped = text[at + len(_TURN_OPEN) :] if at != -1 else text
-        scoped = _STRIP_OPEN_REASONING.sub("", _STRIP_REASONING.sub("", scoped))
+        scoped = _strip_reasoning(scoped)
         for m in _CHANNEL.finditer(scoped):
             if m.group("recipient") not in ("self", "user"):
                 return scoped[m.start() :]
@@ -130,7 +174,7 @@ class MuseReasoningParser(ReasoningParser):
         """Glimmer: the text from its first tool channel on, reasoning blocks removed (what
         one-shot parsing hands the tool parser). `_tool_remainder` looks at the last turn
         only, which lost earlier calls when one chunk held several turns."""
-        scoped = _STRIP_OPEN_REASONING.sub("", _STRIP_REASONING.sub("", text))
+        scoped = _strip_reasoning(text)
         for m in _CHANNEL.finditer(scoped):
             if m.group("recipient") not in ("self", "user"):
                 return scoped[m.start() :]
@@ -150,12 +194,16 @@ class MuseReasoningParser(ReasoningParser):
                     content.append(body)
             return "".join(reasoning), "".join(content)
         pos, n = 0, len(text)
+        eom = eot = -2  # the next `<|eom|>` / `<|eot|>` at or after the last start (-1: none)
         while pos < n:
             m = _CHANNEL.search(text, pos)
             if not m:
                 break
             start = m.end()
-            eom, eot = text.find(EOM, start), text.find(EOT, start)
+            if eom == -2 or -1 < eom < start:
+                eom = text.find(EOM, start)
+            if eot == -2 or -1 < eot < start:
+                eot = text.find(EOT, start)
             ends = [p for p in (eom, eot) if p != -1]
             nxt = _CHANNEL.search(text, start)
             if nxt is not None:
@@ -188,13 +236,13 @@ class MuseReasoningParser(ReasoningParser):
             return reasoning, content or None
         # reasoning blocks concatenate (tests/parser/engine/test_muse_glimmer.py; vLLM 0.33.0
         # joined them with newlines)
-        found = _REASONING.findall(_COLLAPSE.sub("", text))
+        found = _closed_reasoning_bodies(text)
         reasoning_text = "".join(found) or None
         open_match = _OPEN_REASONING.search(text)
         if open_match and open_match.group(1):
             partial = open_match.group(1)
             reasoning_text = f"{reasoning_text}{partial}" if reasoning_text else partial
-        remainder = _STRIP_OPEN_REASONING.sub("", _STRIP_REASONING.sub("", text))
+        remainder = _strip_reasoning(text)
         if _has_atem(remainder):
             return reasoning_text, remainder or None
         m = _CONTENT.search(text)
