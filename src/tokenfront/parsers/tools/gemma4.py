@@ -317,7 +317,6 @@ def strip_thought_prefix(
 class Gemma4ToolParser(MarkupToolParser):
     grammar_cached_on_thinking_switch = True
     name = "gemma4"
-    reads_argument_runs = False  # `_args_delta` reads each piece
     grammar = gemma4_grammar(False)
     supports_required_and_named = False
 
