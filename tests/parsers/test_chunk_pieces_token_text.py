@@ -1,8 +1,9 @@
-"""`chunk_pieces.token_pieces` reads each token's text from the last anchor prefix (decoded
-whole once per 128 tokens) plus a few tokens of context, instead of decoding every prefix of
-the chunk: the pieces must be exactly those of decoding every prefix, for byte-level and
-SentencePiece tokenizers, characters split across tokens, special tokens, and chunk texts
-the decoded tokens do not start."""
+"""`chunk_pieces.token_pieces` reads each token's text from the last anchor (every 128 tokens)
+plus a few tokens of context, checking each window's end against its prefix decoded whole
+(first window) or the chunk text, instead of decoding every prefix of the chunk: the pieces
+must be exactly those of decoding every prefix, for byte-level and SentencePiece tokenizers,
+characters split across tokens, special tokens, and chunk texts the decoded tokens do not
+start."""
 
 from __future__ import annotations
 

@@ -91,38 +91,52 @@ def token_pieces(tokenizer: Any, text: str, ids: Sequence[int]) -> list[Piece]:
     text (the character goes with the token that completes it), the last one any rest.
 
     Each token's text is what decoding the chunk up to it adds. Decoding every prefix is
-    quadratic in the chunk, so a prefix is read as the text of the last anchor plus what the
-    tokens since add to a few tokens of context before it. Every 128 tokens that reading
-    must equal the prefix decoded whole, else that stretch is decoded prefix by prefix; the
-    whole prefix becomes the next anchor unless it ends inside a character."""
+    quadratic in the chunk, so tokens are read in windows of 128: a token's prefix is the
+    last anchor's text plus what the tokens since add to a few tokens of context before it.
+    The window's reading is checked at its end: against its prefix decoded whole in the
+    first window (the start of a text is where decoding is not local: a first token's
+    leading space) and wherever the text has left the decoded prefixes; else against the
+    chunk's text, from the anchor on, so that a window costs only its own tokens. A window
+    that fails its check is decoded prefix by prefix. A window's end becomes the next
+    anchor unless it ends inside a character."""
 
     def decode(start: int, end: int) -> str:
         return str(tokenizer.decode(list(ids[start:end]), skip_special_tokens=False))
 
     pieces: list[Piece] = []
-    shown = ""
-    anchor, anchor_text = 0, ""  # an anchor's text never ends inside a character
+    shown = 0  # the pieces so far are text[:shown]
+    anchor = 0  # never inside a character
+    anchor_text: str | None = ""  # the anchor's decoded prefix; None: it is text[:anchor_len]
+    anchor_len = 0
     start = 0
     while start < len(ids):
         end = min(len(ids), start + _ANCHOR_EVERY)
         context = max(0, anchor - _CONTEXT)
         before = decode(context, anchor)
-        uptos = [anchor_text + decode(context, k + 1)[len(before) :] for k in range(start, end)]
-        whole = decode(0, end)
-        if uptos[-1] != whole:
-            uptos = [decode(0, k + 1) for k in range(start, end)]
-        for k, upto in zip(range(start, end), uptos, strict=True):
-            if upto.endswith("\ufffd") or not text.startswith(upto):
+        tails = [decode(context, k + 1)[len(before) :] for k in range(start, end)]
+        if anchor_text is None:  # the anchor's prefix is the text's: check against the text
+            base = anchor_len
+            exact = text.startswith(tails[-1], base)
+        else:  # check against the window's prefix decoded whole
+            whole = decode(0, end)
+            base, tails = 0, [anchor_text + tail for tail in tails]
+            exact = tails[-1] == whole
+        if not exact:
+            base, tails = 0, [decode(0, k + 1) for k in range(start, end)]
+        fits = [text.startswith(tail, base) for tail in tails]
+        for k, tail, fit in zip(range(start, end), tails, fits, strict=True):
+            if tail.endswith("\ufffd") or not fit:
                 pieces.append(("", [ids[k]]))
                 continue
-            pieces.append((upto[len(shown) :], [ids[k]]))
-            shown = upto
+            pieces.append((text[shown : base + len(tail)], [ids[k]]))
+            shown = base + len(tail)
         start = end
-        if not whole.endswith("\ufffd"):
-            anchor, anchor_text = end, whole
+        if not tails[-1].endswith("\ufffd"):
+            anchor, anchor_len = end, base + len(tails[-1])
+            anchor_text = None if fits[-1] else tails[-1]
     if pieces:
         last_text, last_ids = pieces[-1]
-        pieces[-1] = (last_text + text[len(shown) :], last_ids)
+        pieces[-1] = (last_text + text[shown:], last_ids)
     return pieces
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +28,7 @@ from tokenfront.parsers.engines.json_calls import (
     name_delta,
     no_calls,
 )
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.engines.shadow_stream import (
     active_state,
     client_remaining,
@@ -40,7 +40,6 @@ from tokenfront.parsers.registry import tool_parser
 
 START = "<tool_calls>"
 END = "</tool_calls>"
-_CALLS_RE = re.compile(rf"{START}(.*?){END}", re.DOTALL)
 
 
 def _healthy(tokens: JSONState, joined: dict[str, Any]) -> bool:
@@ -77,7 +76,11 @@ class JambaToolParser(JsonToolParser):
         if START not in text:
             return no_calls(text)
         try:
-            raw_calls = json.loads(_CALLS_RE.findall(text)[0])
+            # vLLM's `findall(START(.*?)END)[0]`: the first lazy block (an IndexError when none)
+            start, end = next(lazy_blocks(text, START, END), (0, -1))
+            if end == -1:
+                raise IndexError("no block")
+            raw_calls = json.loads(text[start + len(START) : end - len(END)])
             calls = []
             for raw in raw_calls:
                 name = raw["name"]
