@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks, lazy_bodies, without
 
 BITS = ["<a>", "</a>", "<a", "a>", "x", " ", "\n", "<", ">", "</"]
 
@@ -20,6 +20,8 @@ def test_lazy_blocks_are_the_patterns_matches(seed: int) -> None:
     for _ in range(3000):
         text = "".join(rnd.choice(BITS) for _ in range(rnd.randint(0, 14)))
         assert list(lazy_blocks(text, "<a>", "</a>")) == [m.span() for m in pattern.finditer(text)]
+        assert lazy_bodies(text, "<a>", "</a>") == pattern.findall(text)
+        assert without(text, lazy_blocks(text, "<a>", "</a>")) == pattern.sub("", text)
 
 
 def test_a_stripped_block_is_the_group_of_the_whitespace_trimming_pattern() -> None:

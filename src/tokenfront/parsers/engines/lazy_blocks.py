@@ -7,7 +7,7 @@ give the same matches (when no closer follows one opener, none follows a later o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 
 def lazy_blocks(text: str, opener: str, closer: str) -> Iterator[tuple[int, int]]:
@@ -19,3 +19,20 @@ def lazy_blocks(text: str, opener: str, closer: str) -> Iterator[tuple[int, int]
             return
         pos = close + len(closer)
         yield start, pos
+
+
+def lazy_bodies(text: str, opener: str, closer: str) -> list[str]:
+    """`findall`'s groups: each block's text between its opener and closer."""
+    blocks = lazy_blocks(text, opener, closer)
+    return [text[start + len(opener) : end - len(closer)] for start, end in blocks]
+
+
+def without(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`text` without the (ordered, disjoint) spans: `sub("", text)` for their pattern."""
+    kept: list[str] = []
+    pos = 0
+    for start, end in spans:
+        kept.append(text[pos:start])
+        pos = end
+    kept.append(text[pos:])
+    return "".join(kept)

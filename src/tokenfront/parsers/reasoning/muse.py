@@ -14,11 +14,11 @@ tail that may still be framing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from tokenfront.parsers.base import DeltaMessage, JSONState, ReasoningParser
-from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks, without
 from tokenfront.parsers.registry import reasoning_parser
 
 EOM, EOT = "<|eom|>", "<|eot|>"
@@ -50,17 +50,6 @@ _NON_TOOL = (None, "self", "user", "commentary", "developer")
 SELF_HEADER = "to=self<|message|>"
 
 
-def _cut(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """`text` without the (ordered, disjoint) spans."""
-    kept: list[str] = []
-    pos = 0
-    for start, end in spans:
-        kept.append(text[pos:start])
-        pos = end
-    kept.append(text[pos:])
-    return "".join(kept)
-
-
 def _closed_reasoning(text: str) -> Iterator[tuple[int, int]]:
     """vLLM's `(?:<|start|>assistant\\s*)?to=self<|message|>.*?<|eom|>` (DOTALL) matches: the
     lazy blocks, each with the turn opener (and whitespace) right before it when that lies
@@ -79,14 +68,14 @@ def _closed_reasoning(text: str) -> Iterator[tuple[int, int]]:
 
 def _strip_reasoning(text: str) -> str:
     """`text` without its reasoning messages, closed (`_closed_reasoning`) and open."""
-    return _STRIP_OPEN_REASONING.sub("", _cut(text, _closed_reasoning(text)))
+    return _STRIP_OPEN_REASONING.sub("", without(text, _closed_reasoning(text)))
 
 
 def _closed_reasoning_bodies(text: str) -> list[str]:
     """vLLM's `to=self<|message|>(.*?)<|eom|>` bodies, read after dropping what lies between
     an `<|eom|>` and the next reasoning header (its `<|eom|>(?:(?!H).)*?H` collapse), so
     consecutive reasoning messages read as one."""
-    collapsed = _cut(text, lazy_blocks(text, EOM, SELF_HEADER))
+    collapsed = without(text, lazy_blocks(text, EOM, SELF_HEADER))
     return [
         collapsed[start + len(SELF_HEADER) : end - len(EOM)]
         for start, end in lazy_blocks(collapsed, SELF_HEADER, EOM)

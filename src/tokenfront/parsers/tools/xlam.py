@@ -28,13 +28,27 @@ from tokenfront.parsers.engines.json_call_list import (
     list_tool_calls,
 )
 from tokenfront.parsers.engines.json_calls import dumps, is_complete_json, no_calls
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks, lazy_bodies, without
 from tokenfront.parsers.registry import tool_parser
 
+_TAG_BLOCK = r"<tool_call>([\s\S]*?)</tool_call>"
 _BLOCK_PATTERNS = [
     r"```(?:json)?\s*([\s\S]*?)```",
     r"\[TOOL_CALLS\]([\s\S]*?)(?=\n|$)",
-    r"<tool_call>([\s\S]*?)</tool_call>",
+    _TAG_BLOCK,
 ]
+
+
+def _findall(pattern: str, text: str) -> list[str]:
+    if pattern == _TAG_BLOCK:  # lazy blocks: the pattern reads to the end from each cut one
+        return lazy_bodies(text, "<tool_call>", "</tool_call>")
+    return re.findall(pattern, text)
+
+
+def _remove(pattern: str, text: str) -> str:
+    if pattern == _TAG_BLOCK:
+        return without(text, lazy_blocks(text, "<tool_call>", "</tool_call>"))
+    return re.sub(pattern, "", text)
 _THINK_RE = re.compile(r"</think>([\s\S]*)")
 _PARTIAL_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)')
 _OPEN_BLOCK_RE = re.compile(r"```(?:json)?\s*([\s\S]*?)(?:```|$)")
@@ -49,13 +63,13 @@ def split_output(text: str) -> tuple[str | None, str | None]:
         if is_complete_json(after):
             return content, after
         for pattern in _BLOCK_PATTERNS:
-            for found in re.findall(pattern, after):
+            for found in _findall(pattern, after):
                 if is_complete_json(found):
                     return content, found
     for pattern in _BLOCK_PATTERNS:
-        for found in re.findall(pattern, text):
+        for found in _findall(pattern, text):
             if is_complete_json(found):
-                return re.sub(pattern, "", text).strip(), found
+                return _remove(pattern, text).strip(), found
     if text.strip().startswith("["):
         if is_complete_json(text):
             return None, text
