@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     ToolParser,
 )
 from tokenfront.parsers.engines.json_in_markers import partial_tag_overlap
+from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
 from tokenfront.parsers.registry import tool_parser
 
 START = "<function"
@@ -36,7 +37,6 @@ END = "</function>"
 _NAME = re.compile(r"<function\s+name=['\"]([^'\"]+)['\"][^>]*>")
 _PARAM = re.compile(r"<param\s+name=['\"]([^'\"]+)['\"]>([\s\S]*?)</param>", re.DOTALL)
 _NAMELESS = re.compile(r"<param(?![^>]*\bname=)[^>]*>", re.DOTALL)
-_BLOCK = re.compile(r"<function.*?</function>", re.DOTALL)
 _CDATA = ("<![CDATA[", "]]>")
 
 
@@ -254,16 +254,17 @@ class MiniCPM5ToolParser(ToolParser):
         calls: list[ToolCall] = []
         normal: list[str] = []
         last = 0
-        for m in _BLOCK.finditer(text):
-            if m.start() > last:
-                normal.append(text[last : m.start()])
-            parsed = _block(m.group(0), tools)
+        # vLLM's `<function.*?</function>` (DOTALL) blocks
+        for start, end in lazy_blocks(text, "<function", "</function>"):
+            if start > last:
+                normal.append(text[last:start])
+            parsed = _block(text[start:end], tools)
             if parsed is not None:
                 arguments = json.dumps(parsed["parameters"], ensure_ascii=False)
                 calls.append(ToolCall(parsed["name"], arguments, id=f"call_{uuid.uuid4().hex}"))
             else:
-                normal.append(m.group(0))
-            last = m.end()
+                normal.append(text[start:end])
+            last = end
         if last < len(text):
             normal.append(text[last:])
         content = _visible("".join(normal).strip())
