@@ -406,15 +406,24 @@ def advance_all_partial_calls(
         calls, complete = parsed
         # a few steps per call (its name, its arguments): a chunk of many calls sends them all
         steps = max(steps, 4 * len(calls) + 4)
-        before = (state["tool"], state["name_sent"], sum(map(len, state["streamed"])))
+        before = _progress(state)
         delta = advance_partial_calls(
             state, calls, complete, bad_name, one_call_at_a_time=True, empty_args=empty_args
         )
-        if step and (state["tool"], state["name_sent"], sum(map(len, state["streamed"]))) == before:
+        if step and _progress(state) == before:
             break
         merged = merge_deltas(merged, delta)
         step += 1
     return merged
+
+
+def _progress(state: JSONState) -> tuple[Any, ...]:
+    """What a step of `advance_partial_calls` can change: the call index, whether its name
+    is sent, and the arguments text sent (a step only extends the current call's or adds
+    one; summing every call's was quadratic in a chunk of many calls)."""
+    tool, streamed = state["tool"], state["streamed"]
+    current = len(streamed[tool]) if 0 <= tool < len(streamed) else 0
+    return tool, state["name_sent"], len(streamed), current
 
 
 def unstreamed_args(state: JSONState) -> str:
