@@ -129,8 +129,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
     def initial_state(self, start: str = S_CONTENT) -> JSONState:
         state = super().initial_state(start)
         # qn/qb: the open call's name and body text (qp: body pieces not yet joined into
-        # qb); fh: a held `</function>` and the
-        # whitespace after it; fc: fenced-code state of the content.
+        # qb); fh: a held `</function>` and the whitespace after it; fc: fenced-code state
+        # of the content.
         state.update(qn="", qb="", qp=[], fh=None, fc=new_fence_state())
         return state
 
