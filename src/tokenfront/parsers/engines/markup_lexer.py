@@ -101,7 +101,7 @@ def lex(
     out: list[Lexeme] = []
     pos, n = 0, len(buffer)
     while pos < n:
-        if table.first_chars and table.next_start(buffer, pos) == -1:
+        if table.next_start(buffer, pos) == -1:
             out.append(Lexeme(CONTENT, buffer[pos:]))
             pos = n
             break

@@ -431,12 +431,13 @@ class MarkupToolParser(ToolParser):
         carried = state["dc"]
         seen_tool = False
         suppress = self.suppress_calls
-        run: list[str] = []  # argument texts of the call `run_index` whose name is sent
+        # argument texts of the call `run_index` whose name is sent, read as one text (one
+        # conversion per run, not per piece; the pieces' deltas join into one anyway)
+        run: list[str] = []
         run_index = 0
-        one_shot = "one_shot" in state
         for kind, text, index in events:
             if run and (kind != E_ARGS or index != run_index):
-                self._run_args(state["slots"][run_index], run_index, run, calls, one_shot)
+                self._on_args(state, run_index, "".join(run), calls)
                 run = []
             if (
                 kind == E_ARGS
@@ -481,7 +482,7 @@ class MarkupToolParser(ToolParser):
                     ):
                         seen_tool = False
         if run:
-            self._run_args(state["slots"][run_index], run_index, run, calls, one_shot)
+            self._on_args(state, run_index, "".join(run), calls)
         calls = merge_tool_deltas(calls)
         if state["dc"] and (not seen_tool or not calls):
             deferred_now = state["dc"][len(carried) :]
@@ -553,24 +554,6 @@ class MarkupToolParser(ToolParser):
             piece = self._args_delta(slot, text)
             if piece:
                 calls.append(DeltaToolCall(index=index, arguments=piece))
-
-    def _run_args(
-        self,
-        slot: dict[str, Any],
-        index: int,
-        texts: list[str],
-        calls: list[DeltaToolCall],
-        one_shot: bool,
-    ) -> None:
-        """A chunk's run of argument texts for a call whose name is sent, read as one text:
-        one conversion per run, not per piece (the pieces' deltas join into one anyway)."""
-        text = "".join(texts)
-        slot["args"] += text
-        if one_shot:
-            return
-        piece = self._args_delta(slot, text)
-        if piece:
-            calls.append(DeltaToolCall(index=index, arguments=piece))
 
     def _on_call_end(self, state: JSONState, index: int, calls: list[DeltaToolCall]) -> None:
         slots = state["slots"]

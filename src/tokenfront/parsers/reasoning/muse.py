@@ -47,7 +47,7 @@ _OTHER_ROLE = re.compile(r"<\|start\|>(?!assistant(?:\s|<|$))[^\s<]+")
 _NON_TOOL = (None, "self", "user", "commentary", "developer")
 
 
-SELF_HEADER = "to=self<|message|>"
+_SELF_HEADER = "to=self<|message|>"
 
 
 def _closed_reasoning(text: str) -> Iterator[tuple[int, int]]:
@@ -55,7 +55,7 @@ def _closed_reasoning(text: str) -> Iterator[tuple[int, int]]:
     lazy blocks, each with the turn opener (and whitespace) right before it when that lies
     after the previous match."""
     pos = 0
-    for start, end in lazy_blocks(text, SELF_HEADER, EOM):
+    for start, end in lazy_blocks(text, _SELF_HEADER, EOM):
         before = start
         while before > pos and text[before - 1].isspace():
             before -= 1
@@ -75,10 +75,10 @@ def _closed_reasoning_bodies(text: str) -> list[str]:
     """vLLM's `to=self<|message|>(.*?)<|eom|>` bodies, read after dropping what lies between
     an `<|eom|>` and the next reasoning header (its `<|eom|>(?:(?!H).)*?H` collapse), so
     consecutive reasoning messages read as one."""
-    collapsed = without(text, lazy_blocks(text, EOM, SELF_HEADER))
+    collapsed = without(text, lazy_blocks(text, EOM, _SELF_HEADER))
     return [
-        collapsed[start + len(SELF_HEADER) : end - len(EOM)]
-        for start, end in lazy_blocks(collapsed, SELF_HEADER, EOM)
+        collapsed[start + len(_SELF_HEADER) : end - len(EOM)]
+        for start, end in lazy_blocks(collapsed, _SELF_HEADER, EOM)
     ]
 
 

@@ -29,7 +29,7 @@ from tokenfront.parsers.base import (
     ToolParser,
 )
 from tokenfront.parsers.engines.json_in_markers import is_complete_json, partial_tag_overlap
-from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
+from tokenfront.parsers.engines.lazy_blocks import lazy_bodies
 from tokenfront.parsers.registry import tool_parser
 
 START = "<dots_function_call>"
@@ -143,9 +143,9 @@ class DotsToolParser(ToolParser):
             return ExtractedToolCalls(False, [], text)
         calls: list[ToolCall] = []
         # vLLM's `START\s*(.*?)\s*END` (DOTALL) blocks
-        for start, end in lazy_blocks(text, START, END):
+        for body in lazy_bodies(text, START, END):
             try:
-                for parsed in self._block(text[start + len(START) : end - len(END)].strip()):
+                for parsed in self._block(body.strip()):
                     valid = self._valid(parsed)
                     if valid is not None:
                         calls.append(ToolCall(valid[0], json.dumps(valid[1], ensure_ascii=False)))

@@ -28,7 +28,7 @@ from tokenfront.parsers.engines.json_calls import (
     name_delta,
     no_calls,
 )
-from tokenfront.parsers.engines.lazy_blocks import lazy_blocks
+from tokenfront.parsers.engines.lazy_blocks import lazy_bodies
 from tokenfront.parsers.engines.shadow_stream import (
     active_state,
     client_remaining,
@@ -76,11 +76,7 @@ class JambaToolParser(JsonToolParser):
         if START not in text:
             return no_calls(text)
         try:
-            # vLLM's `findall(START(.*?)END)[0]`: the first lazy block (an IndexError when none)
-            start, end = next(lazy_blocks(text, START, END), (0, -1))
-            if end == -1:
-                raise IndexError("no block")
-            raw_calls = json.loads(text[start + len(START) : end - len(END)])
+            raw_calls = json.loads(lazy_bodies(text, START, END)[0])  # vLLM's findall(...)[0]
             calls = []
             for raw in raw_calls:
                 name = raw["name"]

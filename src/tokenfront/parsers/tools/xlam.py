@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from tokenfront.parsers.base import DeltaMessage, ExtractedToolCalls, JSONState
 from tokenfront.parsers.engines.json_call_list import (
@@ -31,24 +33,34 @@ from tokenfront.parsers.engines.json_calls import dumps, is_complete_json, no_ca
 from tokenfront.parsers.engines.lazy_blocks import lazy_blocks, lazy_bodies, without
 from tokenfront.parsers.registry import tool_parser
 
-_TAG_BLOCK = r"<tool_call>([\s\S]*?)</tool_call>"
-_BLOCK_PATTERNS = [
-    r"```(?:json)?\s*([\s\S]*?)```",
-    r"\[TOOL_CALLS\]([\s\S]*?)(?=\n|$)",
-    _TAG_BLOCK,
-]
+
+@dataclass(frozen=True)
+class _Wrapping:
+    """One way the calls may be wrapped: the bodies vLLM's pattern finds, and the text with
+    the wrapped blocks removed."""
+
+    bodies: Callable[[str], list[str]]
+    removed: Callable[[str], str]
 
 
-def _findall(pattern: str, text: str) -> list[str]:
-    if pattern == _TAG_BLOCK:  # lazy blocks: the pattern reads to the end from each cut one
-        return lazy_bodies(text, "<tool_call>", "</tool_call>")
-    return re.findall(pattern, text)
+def _by_pattern(pattern: str) -> _Wrapping:
+    compiled = re.compile(pattern)
+    return _Wrapping(compiled.findall, lambda text: compiled.sub("", text))
 
 
-def _remove(pattern: str, text: str) -> str:
-    if pattern == _TAG_BLOCK:
-        return without(text, lazy_blocks(text, "<tool_call>", "</tool_call>"))
-    return re.sub(pattern, "", text)
+def _by_markers(opener: str, closer: str) -> _Wrapping:
+    # vLLM's lazy `opener(.*?)closer`, which reads to the end from every cut block
+    return _Wrapping(
+        lambda text: lazy_bodies(text, opener, closer),
+        lambda text: without(text, lazy_blocks(text, opener, closer)),
+    )
+
+
+_WRAPPINGS = (
+    _by_pattern(r"```(?:json)?\s*([\s\S]*?)```"),
+    _by_pattern(r"\[TOOL_CALLS\]([\s\S]*?)(?=\n|$)"),
+    _by_markers("<tool_call>", "</tool_call>"),
+)
 _THINK_RE = re.compile(r"</think>([\s\S]*)")
 _PARTIAL_NAME_RE = re.compile(r'"name"\s*:\s*"([^"]*)')
 _OPEN_BLOCK_RE = re.compile(r"```(?:json)?\s*([\s\S]*?)(?:```|$)")
@@ -62,14 +74,14 @@ def split_output(text: str) -> tuple[str | None, str | None]:
         after = think.group(1).strip()
         if is_complete_json(after):
             return content, after
-        for pattern in _BLOCK_PATTERNS:
-            for found in _findall(pattern, after):
+        for wrapping in _WRAPPINGS:
+            for found in wrapping.bodies(after):
                 if is_complete_json(found):
                     return content, found
-    for pattern in _BLOCK_PATTERNS:
-        for found in _findall(pattern, text):
+    for wrapping in _WRAPPINGS:
+        for found in wrapping.bodies(text):
             if is_complete_json(found):
-                return _remove(pattern, text).strip(), found
+                return wrapping.removed(text).strip(), found
     if text.strip().startswith("["):
         if is_complete_json(text):
             return None, text
