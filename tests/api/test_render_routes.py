@@ -133,6 +133,26 @@ def test_detokenize_ids_beyond_the_tokenizers_id_type_are_a_400(app, token: int)
     assert res.json()["error"]["message"] == "number too large to fit in target type"
 
 
+@pytest.mark.parametrize(
+    ("prompt", "extra", "message"),
+    [
+        ([[6023, 2**32]], {}, "number too large to fit in target type"),
+        ([[6023, 11], [2**70, 11]], {}, "Python int too large to convert to C long"),
+        ([[6023, 2**32]], {"return_token_ids": True}, None),  # no decode: ids are returned
+        ([6023, 2**32], {"truncate_prompt_tokens": 1, "truncation_side": "right"}, None),
+    ],
+)
+def test_an_echoed_id_prompt_is_decoded_after_truncation_as_vllm_does(
+    app, prompt: Any, extra: dict[str, Any], message: str | None
+) -> None:
+    res = call(app, COMPLETION, {"model": "qwen3", "prompt": prompt, "echo": True, **extra})
+    if message is None:
+        assert res.status_code == 200
+    else:
+        assert res.status_code == 400
+        assert res.json()["error"]["message"] == message
+
+
 @pytest.mark.parametrize(("path", "body"), [(COMPLETION, []), ("/tokenize", "text")])
 def test_a_body_that_is_no_object_reads_as_vllms_model_attributes_error(app, path, body) -> None:
     # FastAPI validates vLLM's bodies with from_attributes; /tokenize's locs name no union member

@@ -15,6 +15,7 @@ from tokenfront.render.sampling import (
     sampling_defaults,
 )
 from tokenfront.render.tokens import TokenizeParams, check_token_ids, encode_text_with_offsets
+from tokenfront.tokenization.detokenizer import id_overflow
 from tokenfront.tokenization.registry import ServedModel
 
 Prompt = str | list[int]
@@ -85,8 +86,19 @@ def tokenize_prompts(
         if isinstance(prompt, str):
             out.append(encode_text_with_offsets(model, prompt, params, want_offsets=want))
         else:
-            out.append((check_token_ids(model, list(prompt), params), None))
+            ids = check_token_ids(model, list(prompt), params)
+            if request.echo and not request.return_token_ids:
+                _check_decodable(ids)
+            out.append((ids, None))
     return out
+
+
+def _check_decodable(ids: list[int]) -> None:
+    """vLLM decodes an id prompt it echoes (unless token ids are returned); the tokenizer's
+    id type refuses an id beyond 32 unsigned bits, which vLLM answers as a 400."""
+    for token_id in ids:
+        if token_id >= 2**32:
+            raise APIError(str(id_overflow(token_id)))
 
 
 def render_completion_request(
