@@ -667,3 +667,12 @@ def test_enable_ssl_refresh_serves_a_rotated_certificate(
     finally:
         code, out = stop_server(proc)
     assert "reloaded the TLS certificate chain" in out
+
+
+def test_middleware_flag_repeats_and_a_bad_path_stops_the_start() -> None:
+    args = parse("--middleware", "a.b", "--middleware", "c.d")
+    assert cli.server_settings_from_args(args).middleware == ["a.b", "c.d"]
+    with pytest.raises(SystemExit, match="--middleware"):
+        cli._validate(args, cli.model_options_from_args(args))
+    good = parse("--middleware", "starlette.middleware.gzip.GZipMiddleware")
+    cli._validate(good, cli.model_options_from_args(good))

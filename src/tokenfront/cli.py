@@ -81,7 +81,7 @@ def _env_default(flag: str, vllm_env: str | None, kwargs: dict[str, Any]) -> Any
         return raw.strip().lower() in _TRUE if key == own else raw.lower() in _VLLM_TRUE
     convert = kwargs.get("type") or str
     try:
-        if kwargs.get("nargs") in ("+", "*"):
+        if kwargs.get("nargs") in ("+", "*") or kwargs.get("action") == "append":
             # Ours is a comma list; vLLM's variables hold a single value.
             values = raw.split(",") if key == own else [raw]
             return [convert(v.strip()) for v in values if v.strip()]
@@ -333,6 +333,10 @@ def _add_server_flags(p: argparse.ArgumentParser) -> None:
     _flag(g, "--allowed-methods", type=_json_list, default=["*"])
     _flag(g, "--allowed-headers", type=_json_list, default=["*"])
     _flag(g, "--allow-credentials", action="store_true")
+    _flag(g, "--middleware", action="append", default=[],
+          help="vLLM's: an import path (module.name) of an ASGI middleware class or an "
+               "`async def (request, call_next)` http middleware; repeat for several, the last "
+               "outermost. They wrap every HTTP request.")
     _flag(g, "--disable-fastapi-docs", action="store_true",
           help="Do not serve /docs, /redoc and /openapi.json.")
     _flag(g, "--enable-tokenizer-info-endpoint", action="store_true",
@@ -723,6 +727,7 @@ def server_settings_from_args(args: argparse.Namespace) -> ServerSettings:
             for path in (args.disable_access_log_for_endpoints or "").split(",")
             if path.strip()
         ],
+        middleware=list(args.middleware or []),
         allowed_origins=args.allowed_origins,
         allowed_methods=args.allowed_methods,
         allowed_headers=args.allowed_headers,
@@ -816,6 +821,14 @@ def _validate(args: argparse.Namespace, options: list[ModelOptions]) -> None:
         raise SystemExit(f"error: --port {args.port} is out of range")
     if bool(args.ssl_keyfile) != bool(args.ssl_certfile):
         raise SystemExit("error: --ssl-keyfile and --ssl-certfile go together")
+    if args.middleware:
+        from tokenfront.api.user_middleware import MiddlewareError, load_middleware
+
+        for path in args.middleware:
+            try:
+                load_middleware(path)
+            except MiddlewareError as exc:
+                raise SystemExit(f"error: --middleware: {exc}") from None
 
 
 def _warn_ignored(args: argparse.Namespace) -> None:

@@ -134,6 +134,8 @@ class ServerSettings:
     uds: str | None = None
     # Paths whose requests write no access-log line.
     access_log_excluded_paths: list[str] = field(default_factory=list)
+    # vLLM's --middleware: import paths of ASGI middleware classes / http middleware functions.
+    middleware: list[str] = field(default_factory=list)
     allowed_origins: list[str] = field(default_factory=lambda: ["*"])
     allowed_methods: list[str] = field(default_factory=lambda: ["*"])
     allowed_headers: list[str] = field(default_factory=lambda: ["*"])

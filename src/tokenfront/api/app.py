@@ -21,6 +21,7 @@ from tokenfront.api.hot_paths import HotPaths
 from tokenfront.api.middleware import RequestGuard
 from tokenfront.api.routes import derender, render, system, tokenize
 from tokenfront.api.state import AppState
+from tokenfront.api.user_middleware import wrap_with_middleware
 from tokenfront.config import ServerSettings
 from tokenfront.tokenization.detokenizer import tokenizer_view
 from tokenfront.tokenization.registry import ModelRegistry
@@ -125,6 +126,8 @@ def create_app(
     # The guard sees every request; the hot render/derender routes skip FastAPI's machinery
     # (same handlers, see hot_paths).
     app.front = RequestGuard(HotPaths(app.handle, fastapi_app=app), settings=settings)
+    if settings.middleware:
+        app.front = wrap_with_middleware(app.front, settings.middleware)
     app.settle_heap_on_startup = serving
     _add_error_handlers(app)
     return app
