@@ -153,3 +153,28 @@ def test_request_checks() -> None:
     )
     with pytest.raises(APIError, match="not supported for Mistral tokenizers"):
         check_mistral_request(bad)
+
+
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [
+        (131071, None),
+        (131072, "'Invalid token for decoding: 130072'"),  # vLLM: the same text as a 500
+        (2**32, "'Invalid token for decoding: 4294966296'"),
+        (2**70, "Python int too large to convert to C long"),
+    ],
+)
+def test_an_echoed_id_prompt_is_decoded_by_mistral_common(
+    tok: MistralModeTokenizer, token: int, message: str | None
+) -> None:
+    from types import SimpleNamespace
+
+    from tokenfront.render.completion import _check_decodable
+
+    model: Any = SimpleNamespace(tokenizer=tok)
+    if message is None:
+        _check_decodable(model, [5, token])
+        return
+    with pytest.raises(APIError) as info:
+        _check_decodable(model, [5, token])
+    assert str(info.value) == message

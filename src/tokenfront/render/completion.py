@@ -8,6 +8,7 @@ from tokenfront.api.errors import APIError
 from tokenfront.protocol.requests import CompletionRequest, RequestValidationFailure
 from tokenfront.render.chat import check_mm_kwargs
 from tokenfront.render.encoders.fim import fim_prompt
+from tokenfront.render.mistral import is_mistral_tokenizer
 from tokenfront.render.sampling import (
     build_sampling_params,
     get_max_tokens,
@@ -88,17 +89,21 @@ def tokenize_prompts(
         else:
             ids = check_token_ids(model, list(prompt), params)
             if request.echo and not request.return_token_ids:
-                _check_decodable(ids)
+                _check_decodable(model, ids)
             out.append((ids, None))
     return out
 
 
-def _check_decodable(ids: list[int]) -> None:
-    """vLLM decodes an id prompt it echoes (unless token ids are returned); the tokenizer's
-    id type refuses an id beyond 32 unsigned bits, which vLLM answers as a 400."""
+def _check_decodable(model: ServedModel, ids: list[int]) -> None:
+    """vLLM decodes an id prompt it echoes (unless token ids are returned): the `tokenizers`
+    binding refuses an id beyond 32 unsigned bits, mistral-common any id past its vocabulary
+    (a 500 in vLLM, a 400 here as for /detokenize); decoding an in-range id never fails."""
+    mistral = is_mistral_tokenizer(model.tokenizer)
     for token_id in ids:
-        if token_id >= 2**32:
+        if token_id >= (2**63 if mistral else 2**32):
             raise APIError(str(id_overflow(token_id)))
+    if mistral and any(token_id >= model.tokenizer.vocab_size for token_id in ids):
+        model.tokenizer.decode(ids)
 
 
 def render_completion_request(
