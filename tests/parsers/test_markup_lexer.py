@@ -1,5 +1,6 @@
-"""The literal lexer walks its buffer by offset; these pin it to the plain reading that
-slices the buffer after every lexeme (the contract), fed whole and in random pieces."""
+"""The literal lexer finds literals with one regex search and walks its buffer by offset; these
+pin it to two plain readings of its rules (slicing the buffer after every lexeme; one character
+at a time), fed whole and in random pieces, over several literal sets."""
 
 from __future__ import annotations
 
@@ -28,18 +29,19 @@ def reference_lex(
     out: list[Lexeme] = []
     while buffer:
         if table.first_chars.isdisjoint(buffer):
-            out.append(Lexeme(CONTENT, buffer))
+            out.append((CONTENT, buffer))
             buffer = ""
             break
-        starts = [(lit, name) for lit, name in table.pairs if buffer.startswith(lit)]
+        pairs = list(table.names.items())
+        starts = [(lit, name) for lit, name in pairs if buffer.startswith(lit)]
         best = max(starts, key=lambda p: len(p[0]), default=None)
         if buffer in table.prefixes and not final:
             if best is None or any(
-                len(lit) > len(best[0]) and lit.startswith(buffer) for lit, _ in table.pairs
+                len(lit) > len(best[0]) and lit.startswith(buffer) for lit, _ in pairs
             ):
                 break
         if best is not None:
-            out.append(Lexeme(best[1], best[0]))
+            out.append((best[1], best[0]))
             buffer = buffer[len(best[0]) :]
             continue
         end = next(
@@ -48,12 +50,12 @@ def reference_lex(
                 for i in range(1, len(buffer))
                 if any(
                     buffer[i:].startswith(lit) or lit.startswith(buffer[i:])
-                    for lit, _ in table.pairs
+                    for lit, _ in pairs
                 )
             ),
             len(buffer),
         )
-        out.append(Lexeme(CONTENT, buffer[:end]))
+        out.append((CONTENT, buffer[:end]))
         buffer = buffer[end:]
     state["buf"] = buffer
     return out
@@ -82,9 +84,115 @@ def test_offset_lexer_equals_the_slicing_reading(seed: int) -> None:
         got += flush_lexer(table, state)
         want += reference_lex(table, ref_state, "", final=True)
         if ref_state["buf"]:
-            want.append(Lexeme(CONTENT, ref_state["buf"]))
+            want.append((CONTENT, ref_state["buf"]))
         assert got == want, pieces
 
 
 def test_a_table_without_literals_reads_everything_as_text() -> None:
-    assert lex(LiteralTable([]), {}, "a<b>c", final=True) == [Lexeme(CONTENT, "a<b>c")]
+    assert lex(LiteralTable([]), {}, "a<b>c", final=True) == [(CONTENT, "a<b>c")]
+
+
+class ReferenceLexer:
+    def __init__(self, literals: list[tuple[str, str]]) -> None:
+        self.literals = [(lit, name) for name, lit in literals if lit]
+        self.first_chars = frozenset(lit[0] for lit, _ in self.literals)
+        self.prefixes = frozenset(lit[:i] for lit, _ in self.literals for i in range(1, len(lit)))
+
+    def drain(self, buf: str, final: bool) -> tuple[list[tuple[str, str]], str]:
+        tokens: list[tuple[str, str]] = []
+        while buf:
+            if not any(ch in self.first_chars for ch in buf):
+                tokens.append((CONTENT, buf))
+                return tokens, ""
+            best: tuple[str, str] | None = None
+            for lit, name in self.literals:
+                if lit[0] == buf[0] and buf.startswith(lit):
+                    if best is None or len(lit) > len(best[0]):
+                        best = (lit, name)
+            if not final and buf in self.prefixes:
+                return tokens, buf
+            if best is not None:
+                tokens.append((best[1], best[0]))
+                buf = buf[len(best[0]) :]
+                continue
+            end = len(buf)
+            for i in range(1, len(buf)):
+                if buf[i] in self.first_chars and any(
+                    buf[i : i + min(len(buf) - i, len(lit))] == lit[: min(len(buf) - i, len(lit))]
+                    for lit, _ in self.literals
+                ):
+                    end = i
+                    break
+            tokens.append((CONTENT, buf[:end]))
+            buf = buf[end:]
+        return tokens, ""
+
+
+LITERAL_SETS: list[list[tuple[str, str]]] = [
+    [("THINK_START", "<think>"), ("THINK_END", "</think>"), ("TOOL_START", "<tool_call>"),
+     ("TOOL_END", "</tool_call>"), ("DROP", "<|im_end|>"), ("DROP", "<|endoftext|>")],
+    [("A", "<a"), ("B", "<ab>"), ("C", "b<"), ("D", "aa"), ("E", "<"), ("F", "a<a")],
+    [("X", "[TOOL_CALLS]"), ("Y", "[ARGS]"), ("Z", "]"), ("E", "")],
+    [("ONE", "x"), ("TWO", "x")],
+    [],
+]
+ALPHABETS = ["<>/abthinkol_|[]x \n", "<ab ", "[]TOOL_CALSRGx "]
+
+
+def _random_text(rng: random.Random, literals: list[tuple[str, str]], alphabet: str) -> str:
+    parts = []
+    for _ in range(rng.randint(0, 12)):
+        roll = rng.random()
+        if literals and roll < 0.3:
+            lit = rng.choice(literals)[1]
+            parts.append(lit[: rng.randint(1, len(lit))] if lit and roll < 0.1 else lit)
+        else:
+            parts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))))
+    return "".join(parts)
+
+
+def _stream(lexer: LiteralTable | ReferenceLexer, text: str, cuts: list[int]) -> list[tuple[str, str]]:
+    buf, out, last = "", [], 0
+    for cut in [*cuts, len(text)]:
+        if isinstance(lexer, LiteralTable):
+            tokens, buf = lexer.feed(buf, text[last:cut])
+        else:
+            tokens, buf = lexer.drain(buf + text[last:cut], final=False)
+        out.append(tokens)
+        out.append([("BUF", buf)])
+        last = cut
+    if isinstance(lexer, LiteralTable):
+        out.append(lexer.flush(buf))
+    else:
+        tokens, rest = lexer.drain(buf, final=True)
+        out.append(tokens + ([(CONTENT, rest)] if rest else []))
+    return [t for chunk in out for t in chunk]
+
+
+@pytest.mark.parametrize("index", range(len(LITERAL_SETS)))
+def test_same_lexemes_as_the_character_reading(index: int) -> None:
+    literals = LITERAL_SETS[index]
+    fast, ref = LiteralTable(literals), ReferenceLexer(literals)
+    rng = random.Random(index)
+    for _ in range(3000):
+        text = _random_text(rng, literals, rng.choice(ALPHABETS))
+        for final in (False, True):
+            assert fast._drain(text, final=final) == ref.drain(text, final), (text, final)
+        cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, rng.randint(0, 4))))
+        assert _stream(fast, text, cuts) == _stream(ref, text, cuts), (text, cuts)
+
+
+def test_markers_and_text() -> None:
+    lexer = LiteralTable(LITERAL_SETS[0])
+    tokens, rest = lexer.feed("", "a<b <think>x</think>y<tool_call>{}</tool_ca")
+    assert tokens == [
+        (CONTENT, "a<b "),
+        ("THINK_START", "<think>"),
+        (CONTENT, "x"),
+        ("THINK_END", "</think>"),
+        (CONTENT, "y"),
+        ("TOOL_START", "<tool_call>"),
+        (CONTENT, "{}"),
+    ]
+    assert rest == "</tool_ca"
+    assert lexer.flush(rest) == [(CONTENT, "</tool_ca")]

@@ -39,6 +39,7 @@ from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
     DROP,
+    Lexeme,
     LiteralTable,
     Marker,
     Text,
@@ -200,15 +201,15 @@ class ArrayCallsEngine:
             return self._emit(st, "")
         return self._lexemes(st, lex(self.table, st["lex"], item.text))
 
-    def _lexemes(self, st: JSONState, lexemes: list[Any]) -> list[Event]:
+    def _lexemes(self, st: JSONState, lexemes: list[Lexeme]) -> list[Event]:
         strict = self.id_terminal_names if st["had_ids"] else frozenset()
         events: list[Event] = []
-        for lexeme in lexemes:
-            if lexeme.terminal == CONTENT or lexeme.terminal in strict:
-                if lexeme.text:
-                    events += self._emit(st, lexeme.text)
+        for terminal, text in lexemes:
+            if terminal == CONTENT or terminal in strict:
+                if text:
+                    events += self._emit(st, text)
             else:
-                events += self._terminal(st, lexeme.terminal, lexeme.text)
+                events += self._terminal(st, terminal, text)
         return events
 
     def _terminal(self, st: JSONState, terminal: str, text: str) -> list[Event]:

@@ -4,8 +4,9 @@ Two stages turn a streamed `(delta_text, delta_ids)` pair into terminal tokens:
 
 * the token scanner recognises marker tokens by id (a marker typed out as plain text is then
   not a marker) and drops special tokens the grammar does not use;
-* the literal lexer splits text into terminal literals and content, holding back a tail that
-  could still grow into a literal.
+* the literal lexer (`LiteralTable`) splits text into terminal literals and content, holding
+  back a tail that could still grow into a literal; the reasoning grammar and Mistral v11
+  use it alone.
 
 Both keep their state in plain dicts (strings, ints, lists) so it can travel in `stream_state`.
 """
@@ -21,10 +22,9 @@ CONTENT = "__CONTENT__"
 DROP = "__DROP__"
 
 
-@dataclass(frozen=True)
-class Lexeme:
-    terminal: str  # CONTENT for plain text
-    text: str
+# (terminal, text); the terminal is CONTENT for plain text. A plain tuple: lexing makes one
+# per marker and text run, on every derender.
+Lexeme = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -48,92 +48,94 @@ ScanItem = Marker | Text
 
 
 class LiteralTable:
-    """The literal terminals of a grammar, indexed for prefix matching."""
+    """The literal terminals of a grammar and the lexer over them.
+
+    The lexer splits text into literals and plain text. At each offset the longest literal
+    starting there wins; plain text runs to the next offset where a literal starts, or where
+    the rest of the text is a literal's proper prefix. Such a tail (a trailing `</thi`) is held
+    back until more text decides it; the held text is a plain string, so it can travel in
+    stream state. One regex search finds the next whole literal, so plain text is not walked
+    character by character in Python.
+    """
 
     def __init__(self, literals: Iterable[tuple[str, str]]) -> None:
-        # (literal, terminal); longer literals first so ties resolve the same way every time.
-        pairs = sorted({(lit, name) for name, lit in literals if lit}, key=lambda p: -len(p[0]))
-        self.pairs = pairs
-        self.first_chars = frozenset(lit[0] for lit, _ in pairs)
-        self.by_first: dict[str, list[tuple[str, str]]] = {}
-        for lit, name in pairs:
-            self.by_first.setdefault(lit[0], []).append((lit, name))
-        self.prefixes = frozenset(lit[:i] for lit, _ in pairs for i in range(1, len(lit)))
-        self.longest = max((len(lit) for lit, _ in pairs), default=0)
-        chars = "".join(map(re.escape, sorted(self.first_chars)))
-        self._starts = re.compile(f"[{chars}]") if chars else None
+        # literal -> terminal; a literal listed under several terminals reads as the first.
+        names: dict[str, str] = {}
+        for name, lit in literals:
+            if lit:
+                names.setdefault(lit, name)
+        self.names = names
+        self.first_chars = frozenset(lit[0] for lit in names)
+        self.prefixes = frozenset(lit[:i] for lit in names for i in range(1, len(lit)))
+        self.max_prefix = max((len(lit) - 1 for lit in names), default=0)
+        # Alternatives longest first: at the leftmost offset a literal starts, the longest wins.
+        by_length = sorted(names, key=len, reverse=True)
+        self._any_literal = re.compile("|".join(map(re.escape, by_length))) if names else None
 
-    def longest_at(self, text: str, pos: int) -> tuple[str, str] | None:
-        """The longest literal starting at `pos` (with its terminal)."""
-        best: tuple[str, str] | None = None
-        for lit, name in self.by_first.get(text[pos : pos + 1], ()):
-            if text.startswith(lit, pos) and (best is None or len(lit) > len(best[0])):
-                best = (lit, name)
-        return best
+    def feed(self, buffer: str, text: str) -> tuple[list[Lexeme], str]:
+        """Lex `buffer + text`: the lexemes that are decided and the new held-back tail."""
+        return self._drain(buffer + text, final=False)
 
-    def next_start(self, text: str, pos: int) -> int:
-        """The first offset at or after `pos` holding a literal's first character (or -1)."""
-        if self._starts is None:
-            return -1
-        m = self._starts.search(text, pos)
-        return m.start() if m else -1
+    def flush(self, buffer: str) -> list[Lexeme]:
+        """The end of the input: everything left; a held tail is plain text."""
+        lexemes, rest = self._drain(buffer, final=True)
+        if rest:
+            lexemes.append((CONTENT, rest))
+        return lexemes
 
-    def content_end(self, text: str, pos: int) -> int:
-        """Where plain text from `pos` stops: the first later offset that could start a
-        literal (one that starts there, or that the text's end is a prefix of)."""
-        at = self.next_start(text, pos + 1)
-        while at != -1:
-            tail = len(text) - at
-            for lit, _ in self.by_first[text[at]]:
-                if text.startswith(lit, at) if tail >= len(lit) else lit.startswith(text[at:]):
-                    return at
-            at = self.next_start(text, at + 1)
-        return len(text)
+    def _drain(self, buf: str, *, final: bool) -> tuple[list[Lexeme], str]:
+        out: list[Lexeme] = []
+        n = len(buf)
+        finder = self._any_literal
+        if not n or finder is None or self.first_chars.isdisjoint(buf):
+            if n:
+                out.append((CONTENT, buf))
+            return out, ""
+        tail = self._partial_tail(buf, 0)
+        prefixes, names = self.prefixes, self.names
+        pos = 0
+        while pos < n:
+            if pos >= tail and not final and buf[pos:] in prefixes:
+                return out, buf[pos:]  # may still grow into a (longer) literal
+            found = finder.search(buf, pos)
+            at = n if found is None else found.start()
+            if at == pos:
+                lit = found.group()  # type: ignore[union-attr]
+                out.append((names[lit], lit))
+                pos += len(lit)
+                continue
+            end = min(at, tail if tail > pos else self._partial_tail(buf, pos + 1))
+            out.append((CONTENT, buf[pos:end]))
+            pos = end
+        return out, ""
+
+    def _partial_tail(self, buf: str, start: int) -> int:
+        """The first offset >= `start` from which `buf` is a literal's proper prefix, else
+        len(buf)."""
+        n = len(buf)
+        for i in range(max(start, n - self.max_prefix), n):
+            if buf[i:] in self.prefixes:
+                return i
+        return n
 
 
 def lex(
     table: LiteralTable, state: dict[str, Any], text: str, *, final: bool = False
 ) -> list[Lexeme]:
-    """Feed text to the literal lexer; `state["buf"]` holds the undecided tail."""
-    if not state.get("buf") and not final and table.first_chars.isdisjoint(text):
-        return [Lexeme(CONTENT, text)]
-    buffer = state.get("buf", "") + text
-    out: list[Lexeme] = []
-    pos, n = 0, len(buffer)
-    while pos < n:
-        if table.next_start(buffer, pos) == -1:
-            out.append(Lexeme(CONTENT, buffer[pos:]))
-            pos = n
-            break
-        best = table.longest_at(buffer, pos)
-        if not final and n - pos < table.longest and buffer[pos:] in table.prefixes:
-            if best is None:
-                break
-            rest = buffer[pos:]
-            if any(
-                len(lit) > len(best[0]) and lit.startswith(rest)
-                for lit, _ in table.by_first.get(rest[0], ())
-            ):
-                break
-        if best is not None:
-            out.append(Lexeme(best[1], best[0]))
-            pos += len(best[0])
-            continue
-        end = table.content_end(buffer, pos)
-        out.append(Lexeme(CONTENT, buffer[pos:end]))
-        pos = end
-    state["buf"] = buffer[pos:]
+    """`table.feed` with the held tail in `state["buf"]` (`final`: and flushed as text)."""
+    if final:
+        out = table.flush(state.get("buf", "") + text)
+        state["buf"] = ""
+        return out
+    out, state["buf"] = table.feed(state.get("buf", ""), text)
     return out
 
 
 def flush_lexer(table: LiteralTable, state: dict[str, Any]) -> list[Lexeme]:
+    """`table.flush` of the tail held in `state["buf"]`."""
     if not state.get("buf"):
         return []
-    out = lex(table, state, "", final=True)
-    if state.get("buf"):
-        out.append(Lexeme(CONTENT, state["buf"]))
-        state["buf"] = ""
-    return out
+    return lex(table, state, "", final=True)
 
 
 class TokenScanner:

@@ -33,7 +33,7 @@ from tokenfront.parsers.base import (
     merge_tool_deltas,
 )
 from tokenfront.parsers.engines.json_array import held_json_char
-from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
+from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable
 from tokenfront.parsers.engines.separated_calls import coerce_arguments, settle_content
 
 BOT = "[TOOL_CALLS]"
@@ -57,12 +57,12 @@ def _special_tokens(tokenizer: Any) -> list[str]:
     return [t for t in tokens or () if isinstance(t, str) and t]
 
 
-def build_lexer(tokenizer: Any) -> MarkerLexer:
+def build_lexer(tokenizer: Any) -> LiteralTable:
     """Markers plus every other special token of the tokenizer (dropped from the text)."""
     literals: dict[str, str] = {BOT: _CALLS, ARGS_MARK: _ARGS, _BRACE: _OPEN}
     for token in _special_tokens(tokenizer):
         literals.setdefault(token, _DROP)
-    return MarkerLexer((name, lit) for lit, name in literals.items())
+    return LiteralTable((name, lit) for lit, name in literals.items())
 
 
 def new_state() -> JSONState:
@@ -87,12 +87,12 @@ def new_state() -> JSONState:
 # ── text -> events ──────────────────────────────────────────────────────────────
 
 
-def feed(lexer: MarkerLexer, st: JSONState, text: str) -> list[Event]:
+def feed(lexer: LiteralTable, st: JSONState, text: str) -> list[Event]:
     tokens, st["held"] = lexer.feed(st["held"], text)
     return _tokens_to_events(st, tokens)
 
 
-def finish_events(lexer: MarkerLexer, st: JSONState) -> list[Event]:
+def finish_events(lexer: LiteralTable, st: JSONState) -> list[Event]:
     events = _tokens_to_events(st, lexer.flush(st["held"]))
     st["held"] = ""
     if st["abuf"]:
@@ -274,7 +274,7 @@ def first_json_value(raw: str) -> str:
 
 
 def extract(
-    lexer: MarkerLexer,
+    lexer: LiteralTable,
     text: str,
     new_id: Callable[[], str],
     tool_named: Callable[[str], dict[str, Any] | None],

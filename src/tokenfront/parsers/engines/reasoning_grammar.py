@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
-from tokenfront.parsers.engines.marker_lexer import CONTENT, MarkerLexer
+from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable
 from tokenfront.parsers.engines.tool_span import tool_marker_counts
 from tokenfront.tokenization.vocab import token_lookup
 
@@ -83,7 +83,7 @@ class GrammarSpec:
 @dataclass
 class _Compiled:
     grammar: Grammar
-    lexer: MarkerLexer
+    lexer: LiteralTable
     tool_terminals: frozenset[str]
     tool_exit_terminals: frozenset[str]
     end_ids: frozenset[int]
@@ -135,7 +135,7 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
     start_tr = grammar.transitions.get((grammar.initial_state, "THINK_START"))
     compiled = _Compiled(
         grammar=grammar,
-        lexer=MarkerLexer(literals),
+        lexer=LiteralTable(literals),
         tool_terminals=tool_terminals,
         tool_exit_terminals=tool_exits,
         end_ids=end_ids,
@@ -266,7 +266,7 @@ class GrammarReasoningParser(ReasoningParser):
                 out.append(("T", value))
         return out
 
-    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _process(self, st: JSONState, tokens: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         events: list[tuple[str, str]] = []
         for term, value in tokens:
             if term == CONTENT:

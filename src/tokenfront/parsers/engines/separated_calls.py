@@ -34,7 +34,7 @@ from tokenfront.parsers.engines.chunk_pieces import Piece, split_at_markers, str
 from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.markup_lexer import CONTENT as PLAIN_TEXT
-from tokenfront.parsers.engines.markup_lexer import LiteralTable, lex
+from tokenfront.parsers.engines.markup_lexer import LiteralTable
 from tokenfront.parsers.engines.retyped_json import settled_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object
 from tokenfront.parsers.engines.separated_scan import (
@@ -476,7 +476,7 @@ Event = tuple[str, str, int]
 
 class MarkerLexer:
     """Splits text into (terminal, text) pieces, holding back a tail that may grow into a marker
-    (`markup_lexer.lex` over the literals; a piece's terminal is None for plain text)."""
+    (`markup_lexer.LiteralTable` over the literals; a piece's terminal is None for plain text)."""
 
     def __init__(self, literals: dict[str, str]) -> None:
         self.table = LiteralTable((name, lit) for lit, name in literals.items())
@@ -485,10 +485,9 @@ class MarkerLexer:
         """(pieces, held tail)."""
         if not buf:
             return [], ""
-        state = {"buf": buf}
-        lexemes = lex(self.table, state, "", final=final)
-        pieces = [(None if x.terminal == PLAIN_TEXT else x.terminal, x.text) for x in lexemes]
-        return pieces, state["buf"]
+        lexemes, held = (self.table.flush(buf), "") if final else self.table.feed(buf, "")
+        pieces = [(None if name == PLAIN_TEXT else name, text) for name, text in lexemes]
+        return pieces, held
 
 
 class SectionToolParser(ToolParser):

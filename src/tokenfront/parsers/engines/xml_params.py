@@ -341,8 +341,8 @@ class MarkupToolParser(ToolParser):
         items = c.scanner.scan(state["scan"], text, ids)
         if len(items) == 1 and isinstance(items[0], Text):
             lexemes = lex(c.table, state["lex"], items[0].text)
-            if len(lexemes) == 1 and lexemes[0].terminal == CONTENT:
-                return self._emit(state, lexemes[0].text)
+            if len(lexemes) == 1 and lexemes[0][0] == CONTENT:
+                return self._emit(state, lexemes[0][1])
             return self._lexemes(state, lexemes)
         return self._items(state, items)
 
@@ -373,12 +373,12 @@ class MarkupToolParser(ToolParser):
     def _lexemes(self, state: JSONState, lexemes: list[Lexeme]) -> list[Event]:
         strict = self.c.id_terminal_names if state["tid"] else frozenset()
         events: list[Event] = []
-        for lexeme in lexemes:
-            if lexeme.terminal == CONTENT or lexeme.terminal in strict:
-                if lexeme.text:
-                    events.extend(self._emit(state, lexeme.text))
+        for terminal, text in lexemes:
+            if terminal == CONTENT or terminal in strict:
+                if text:
+                    events.extend(self._emit(state, text))
             else:
-                events.extend(self._terminal(state, lexeme.terminal, lexeme.text))
+                events.extend(self._terminal(state, terminal, text))
         return events
 
     def _emit(self, state: JSONState, text: str) -> list[Event]:
