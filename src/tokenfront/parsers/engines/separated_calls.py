@@ -474,22 +474,6 @@ TEXT, CALL_START, CALL_NAME, CALL_ARGS, CALL_END = "text", "start", "name", "arg
 Event = tuple[str, str, int]
 
 
-class MarkerLexer:
-    """Splits text into (terminal, text) pieces, holding back a tail that may grow into a marker
-    (`markup_lexer.LiteralTable` over the literals; a piece's terminal is None for plain text)."""
-
-    def __init__(self, literals: dict[str, str]) -> None:
-        self.table = LiteralTable((name, lit) for lit, name in literals.items())
-
-    def lex(self, buf: str, *, final: bool) -> tuple[list[tuple[str | None, str]], str]:
-        """(pieces, held tail)."""
-        if not buf:
-            return [], ""
-        lexemes, held = (self.table.flush(buf), "") if final else self.table.feed(buf, "")
-        pieces = [(None if name == PLAIN_TEXT else name, text) for name, text in lexemes]
-        return pieces, held
-
-
 class SectionToolParser(ToolParser):
     """Kimi-K2-style calls: `SECTION_START (CALL_START header ARG_START json CALL_END)* SECTION_END`.
 
@@ -539,7 +523,7 @@ class SectionToolParser(ToolParser):
         for token in getattr(tokenizer, "all_special_tokens", None) or ():
             if token and token not in literals:
                 literals[token] = DROP
-        self.lexer = MarkerLexer(literals)
+        self.lexer = LiteralTable((name, lit) for lit, name in literals.items())
         self.transitions: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
             (CONTENT, "SECTION_START"): (PREAMBLE, ()),
             (PREAMBLE, "CALL_START"): (NAME, (CALL_START,)),
@@ -571,10 +555,13 @@ class SectionToolParser(ToolParser):
         }
 
     def _feed(self, st: JSONState, text: str, *, final: bool = False) -> list[Event]:
-        pieces, st["held"] = self.lexer.lex(st["held"] + text, final=final)
+        if final:
+            pieces, st["held"] = self.lexer.flush(st["held"] + text), ""
+        else:
+            pieces, st["held"] = self.lexer.feed(st["held"], text)
         events: list[Event] = []
         for terminal, value in pieces:
-            if terminal is None:
+            if terminal == PLAIN_TEXT:
                 events.extend(self._text(st, value))
             else:
                 events.extend(self._terminal(st, terminal, value))
