@@ -128,6 +128,8 @@ def test_engine_flags_of_a_vllm_command_line_are_accepted_and_ignored(
         parse("./m", "--tool-server", "demo")  # changes answers: refused, not ignored
     several = parse("./m", "--cudagraph-capture-sizes", "1", "2", "4", "--lora-modules", "a=/x", "--port", "9")
     assert several.ignored_cudagraph_capture_sizes == ["1", "2", "4"]
+    # remote configuration code is never run here (config.json is read as data)
+    assert parse("./m", "--code-revision", "v2").ignored_code_revision == "v2"
     assert several.ignored_lora_modules == ["a=/x"] and several.port == 9
 
 

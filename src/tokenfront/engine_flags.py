@@ -26,6 +26,7 @@ _TABLE = """
 --kda-prefill-backend =
 # model execution
 --allow-deprecated-quantization --no-allow-deprecated-quantization
+--code-revision =
 --config-format =
 --disable-cascade-attn --enable-cascade-attn
 --dtype =
