@@ -77,11 +77,8 @@ class LiteralTable:
         return self._drain(buffer + text, final=False)
 
     def flush(self, buffer: str) -> list[Lexeme]:
-        """The end of the input: everything left; a held tail is plain text."""
-        lexemes, rest = self._drain(buffer, final=True)
-        if rest:
-            lexemes.append((CONTENT, rest))
-        return lexemes
+        """The end of the input: everything left (a tail that was held is plain text now)."""
+        return self._drain(buffer, final=True)[0]
 
     def _drain(self, buf: str, *, final: bool) -> tuple[list[Lexeme], str]:
         out: list[Lexeme] = []

@@ -266,7 +266,7 @@ class GrammarReasoningParser(ReasoningParser):
                 out.append(("T", value))
         return out
 
-    def _process(self, st: JSONState, tokens: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
         events: list[tuple[str, str]] = []
         for term, value in tokens:
             if term == CONTENT:

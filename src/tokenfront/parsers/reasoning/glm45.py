@@ -9,7 +9,6 @@ the test asserts). glm47 keeps 0.33.0's split (tests/reasoning/test_glm47_reason
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 
 from tokenfront.parsers.base import JSONState
@@ -85,7 +84,7 @@ class Glm47ReasoningParser(GrammarReasoningParser):
 class Glm45ReasoningParser(GrammarReasoningParser):
     spec = GrammarSpec(_glm45, think_toggle_default_on)
 
-    def _process(self, st: JSONState, tokens: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
         events: list[tuple[str, str]] = []
         for term, value in tokens:
             if self.thinking and not st.get("od") and st["st"] == TEXT:

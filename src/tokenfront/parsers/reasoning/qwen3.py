@@ -112,7 +112,7 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
         state["tp"] = None  # [marker, spaces after it]: a `<tool_call>` not decided yet
         return state
 
-    def _process(self, st: JSONState, tokens: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if not self.quoted_call_stays_reasoning:
             return super()._process(st, tokens)
         events: list[tuple[str, str]] = []

@@ -14,7 +14,6 @@ Deviations from vLLM 0.33.0 that vLLM's own tests assert (docs/deviations.md):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 
 from tokenfront.parsers.base import JSONState
@@ -49,7 +48,7 @@ class SeedOssReasoningParser(Qwen3ReasoningParser):
     quoted_call_stays_reasoning = False  # no seed_oss test asks for it: 0.33.0's rule
     answer_before_promoted_call = False  # qwen3's test only: 0.33.0's order
 
-    def _process(self, st: JSONState, tokens: Sequence[tuple[str, str]]) -> Events:
+    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> Events:
         events: Events = []
         for term, value in tokens:
             held = st.get("hold")

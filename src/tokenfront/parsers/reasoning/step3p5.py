@@ -11,7 +11,6 @@ vLLM 0.33.0's engine parser strips all trailing reasoning whitespace, keeps the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 
@@ -37,7 +36,7 @@ class Step3p5ReasoningParser(GrammarReasoningParser):
     grammar_cached_on_thinking_switch = True
     spec = GrammarSpec(_step3p5, always_on)
 
-    def _process(self, st: JSONState, tokens: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
         # st["nl"]: a reasoning newline held until it is known not to precede `</think>`;
         # st["after_end"]: `</think>` seen and no answer text yet.
         out: list[tuple[str, str]] = []
