@@ -89,6 +89,31 @@ def test_messages_that_cannot_be_iterated_fail_before_field_validation(messages:
     assert err.value.message == f"'{kind}' object is not iterable"
 
 
+@pytest.mark.parametrize(("part_type", "kind"), [([1], "list"), ({"a": 1}, "dict")])
+def test_a_system_part_type_that_cannot_be_hashed_fails_before_field_validation(
+    part_type: object, kind: str
+) -> None:
+    # vLLM's once-only warning about non-text system parts caches its arguments; a later
+    # message that is no object is not reached
+    messages = [{"role": "system", "content": [{"type": part_type, "text": "x"}]}, 1e308]
+    with pytest.raises(APIError) as err:
+        ChatCompletionRequest.model_validate({"messages": messages})
+    assert (err.value.err_type, err.value.message) == ("BadRequestError", f"unhashable type: '{kind}'")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"role": "system", "content": [{"type": [], "text": "x"}]},  # falsy: no warning
+        {"role": "user", "content": [{"type": [1], "text": "x"}]},  # not a system message
+    ],
+)
+def test_other_unhashable_part_types_are_left_to_the_lazy_content_validation(message: dict) -> None:
+    # content parts are validated when the render reads them (a BadRequestError of their own)
+    request = ChatCompletionRequest.model_validate({"messages": [message]})
+    assert request.messages[0]["role"] == message["role"]
+
+
 @pytest.mark.parametrize(("tool_calls", "kind"), [(5, "int"), (1.5, "float"), (True, "bool")])
 def test_assistant_tool_calls_that_cannot_be_listed_fail_with_pythons_text(tool_calls: object, kind: str) -> None:
     with pytest.raises(APIError) as err:

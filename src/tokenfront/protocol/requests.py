@@ -503,12 +503,22 @@ def _check_chat_logprobs(data: dict[str, Any]) -> None:
 
 def _iterate_messages(data: dict[str, Any]) -> None:
     """vLLM's system-message check walks `messages` before any field is validated: a value that
-    cannot be iterated fails there with Python's own TypeError text."""
+    cannot be iterated fails there with Python's own TypeError text, and so does a system
+    content part whose `type` is a list or an object (vLLM's once-only warning about a
+    non-text type caches its arguments, which must be hashable)."""
     messages = data.get("messages", [])
     try:
         iter(messages)
     except TypeError as exc:
         raise APIError(str(exc)) from None
+    for msg in messages:
+        if not (isinstance(msg, dict) and msg.get("role") == "system"):
+            continue
+        content = msg.get("content")
+        for part in content if isinstance(content, list) else ():
+            part_type = part.get("type") if isinstance(part, dict) else None
+            if part_type and isinstance(part_type, (list, dict)):
+                raise APIError(f"unhashable type: '{type(part_type).__name__}'")
 
 
 def _drop_prompt_ids_with_media(data: dict[str, Any]) -> None:
