@@ -89,7 +89,8 @@ def test_offset_lexer_equals_the_slicing_reading(seed: int) -> None:
 
 
 def test_a_table_without_literals_reads_everything_as_text() -> None:
-    assert lex(LiteralTable([]), {}, "a<b>c", final=True) == [(CONTENT, "a<b>c")]
+    assert lex(LiteralTable([]), {}, "a<b>c") == [(CONTENT, "a<b>c")]
+    assert LiteralTable([]).flush("a<b>c") == [(CONTENT, "a<b>c")]
 
 
 class ReferenceLexer:

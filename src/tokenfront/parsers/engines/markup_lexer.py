@@ -116,23 +116,16 @@ class LiteralTable:
         return n
 
 
-def lex(
-    table: LiteralTable, state: dict[str, Any], text: str, *, final: bool = False
-) -> list[Lexeme]:
-    """`table.feed` with the held tail in `state["buf"]` (`final`: and flushed as text)."""
-    if final:
-        out = table.flush(state.get("buf", "") + text)
-        state["buf"] = ""
-        return out
+def lex(table: LiteralTable, state: dict[str, Any], text: str) -> list[Lexeme]:
+    """`table.feed` with the held tail in `state["buf"]`."""
     out, state["buf"] = table.feed(state.get("buf", ""), text)
     return out
 
 
 def flush_lexer(table: LiteralTable, state: dict[str, Any]) -> list[Lexeme]:
     """`table.flush` of the tail held in `state["buf"]`."""
-    if not state.get("buf"):
-        return []
-    return lex(table, state, "", final=True)
+    held, state["buf"] = state.get("buf", ""), ""
+    return table.flush(held) if held else []
 
 
 class TokenScanner:

@@ -610,10 +610,7 @@ class SectionToolParser(ToolParser):
         return [(CALL_ARGS, released, st["tool"])] if released else []
 
     def _finish_events(self, st: JSONState) -> list[Event]:
-        events = self._feed(st, "", final=True)
-        if st["held"]:
-            events.extend(self._text(st, st["held"]))
-            st["held"] = ""
+        events = self._feed(st, "", final=True)  # a held tail is text now
         if st["abuf"]:
             events.append((CALL_ARGS, st["abuf"], st["tool"]))
             st["abuf"] = ""
