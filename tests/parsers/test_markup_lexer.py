@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from tokenfront.parsers.engines.markup_lexer import CONTENT, Lexeme, LiteralTable, flush_lexer, lex
+from tokenfront.parsers.engines.markup_lexer import (
+    CONTENT,
+    Lexeme,
+    LiteralTable,
+    ScannerDecoding,
+    flush_lexer,
+    lex,
+    lex_kept_text,
+)
 
 LITERALS = [
     ("CALL", "<tool_call>"), ("CALL_END", "</tool_call>"), ("FUNC", "<function="),
@@ -197,3 +205,45 @@ def test_markers_and_text() -> None:
     ]
     assert rest == "</tool_ca"
     assert lexer.flush(rest) == [(CONTENT, "</tool_ca")]
+
+
+class _Decoder:
+    """A tokenizer of 100 ids that records what it is asked to decode."""
+
+    def __init__(self) -> None:
+        self.decoded: list[int] = []
+
+    def __len__(self) -> int:
+        return 100
+
+    def decode(self, ids: list[int]) -> str:
+        self.decoded.extend(ids)
+        return ""
+
+
+@pytest.mark.parametrize(
+    ("held", "text", "ids", "decoded"),
+    [
+        ("", "plain", [5, 500], []),  # the fast path: nothing decoded
+        ("", "", [5, 500], []),  # no text, no scanned id
+        ("", "a<b", [5, 500], [500]),  # a literal's first character
+        ("</thi", "x", [5, 500], [500]),  # a held tail
+        ("", "", [7, 500], [500]),  # a scanned id
+        ("", "a<b", [5, 6], []),  # every id in the vocabulary
+    ],
+)
+def test_scanner_decoding_decodes_out_of_vocabulary_ids_where_the_engine_would(
+    held: str, text: str, ids: list[int], decoded: list[int]
+) -> None:
+    tokenizer = _Decoder()
+    ScannerDecoding(tokenizer, [7], LiteralTable(LITERALS)).check(held, text, ids)
+    assert tokenizer.decoded == decoded
+
+
+def test_kept_text_holds_a_marker_prefix_and_drops_the_dropped_terminal() -> None:
+    table = LiteralTable([*LITERALS, ("DROP", "<|im_end|>")])
+    state: dict[str, Any] = {}
+    assert lex_kept_text(table, state, "a </thi", final=False, dropped="DROP") == "a "
+    assert lex_kept_text(table, state, "nk><|im_end|>b<", final=False, dropped="DROP") == "</think>b"
+    assert lex_kept_text(table, state, "", final=True, dropped="DROP") == "<"
+    assert state["kh"] == ""

@@ -348,6 +348,11 @@ class ToolParser:
         """The text a request without tool parsing keeps (`keeps_text_without_tool_choice`)."""
         return text
 
+    def kept_text_stream(self, state: JSONState, text: str, *, final: bool) -> str:
+        """`kept_text` of a streamed chunk (`state` is the parser's stream state; `final`: the
+        output ends with this chunk)."""
+        return self.kept_text(text)
+
     @classmethod
     def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:
         """Why the parser cannot be built for these template kwargs (vLLM's constructor raises;

@@ -34,6 +34,7 @@ from tokenfront.parsers.engines.empty_sections import (
     drop_empty_sections,
     stream_dropping_empty_sections,
 )
+from tokenfront.parsers.engines.markup_lexer import out_of_vocabulary
 from tokenfront.parsers.engines.response_template import (
     ResponseTemplateOutput,
     tool_parsing_enabled,
@@ -93,6 +94,10 @@ class ChatOutputParser:
         self.engine_based = (self.reasoning_cls is None or self.reasoning_cls.engine_based) and (
             self.tool_cls is None or self.tool_cls.engine_based
         )
+        try:
+            self.vocab_size = len(tokenizer)
+        except TypeError:
+            self.vocab_size = 0
         # Whole-output parsers (vLLM's unified `hf` / `beam` response-template parser) read the
         # output in one pass instead of reasoning then tools; they combine only with themselves.
         families = {getattr(c, "whole_output", None) for c in (self.reasoning_cls, self.tool_cls) if c}
@@ -276,7 +281,7 @@ class ChatOutputParser:
             if self._markup_stripped(tool, ctx) and content is not None:
                 return [], tool.extract_tool_calls(content).content
             if tool.empty_section is not None and content is not None:
-                return [], drop_empty_sections(content, *tool.empty_section)
+                content = drop_empty_sections(content, *tool.empty_section)
             if content is not None and self.engine_based and self._keeps_text(tool, ctx):
                 content = tool.kept_text(content)  # the engine still drops stray specials
             return [], content
@@ -582,12 +587,18 @@ class ChatOutputParser:
                 if delta is not None:
                     delta.tool_calls = []
                 return delta
+            if self.engine_based and out_of_vocabulary(ids, self.vocab_size):
+                # vLLM's engine still scans the chunk with extraction skipped: an id its
+                # scanner decodes and the tokenizer cannot fails the chunk as it does there
+                # (a held tail makes it decode a chunk with text)
+                held = st["t"].get("kh", "") if text else ""
+                tool.stream(tool.initial_state(), held + text, ids)
             if tool.empty_section is not None:  # "kept": text held as a possible empty section
                 text, st["kept"] = stream_dropping_empty_sections(
                     st.get("kept", ""), text, *tool.empty_section, final=finished
                 )
             if self.engine_based and self._keeps_text(tool, ctx):
-                text = tool.kept_text(text)
+                text = tool.kept_text_stream(st["t"], text, final=finished)
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)

@@ -87,6 +87,19 @@ _CONTEXT = 4
 
 
 def token_pieces(tokenizer: Any, text: str, ids: Sequence[int]) -> list[Piece]:
+    """`(text, [id])` per token of a chunk; an id the tokenizer cannot decode (past 32 bits,
+    which the detokenizer reads as no text) gets an empty piece."""
+    if all(0 <= token < 2**32 for token in ids):
+        return _decoded_pieces(tokenizer, text, ids)
+    kept = [token for token in ids if 0 <= token < 2**32]
+    decoded = iter(_decoded_pieces(tokenizer, text, kept))
+    pieces = [next(decoded) if 0 <= token < 2**32 else ("", [token]) for token in ids]
+    if not kept:  # the text (if any) goes with the last piece, as for decodable ids
+        pieces[-1] = (text, pieces[-1][1])
+    return pieces
+
+
+def _decoded_pieces(tokenizer: Any, text: str, ids: Sequence[int]) -> list[Piece]:
     """`(text, [id])` per token of a chunk; a token that ends inside a character gets no
     text (the character goes with the token that completes it), the last one any rest.
 

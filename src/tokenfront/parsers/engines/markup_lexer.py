@@ -116,6 +116,59 @@ class LiteralTable:
         return n
 
 
+class ScannerDecoding:
+    """vLLM's engine parsers decode a delta's ids one by one unless the plain-text fast path
+    takes the delta: text, nothing held back, no literal's first character and no id the
+    scanner lexes by id. An id the tokenizer cannot decode (negative, or past 32 bits) then
+    fails the chunk. Text-level engines call `check` to fail the same chunks."""
+
+    def __init__(self, tokenizer: Any, scanned_ids: Iterable[int], table: LiteralTable) -> None:
+        self.tokenizer = tokenizer
+        self.scanned_ids = frozenset(scanned_ids)
+        self.first_chars = table.first_chars
+        try:
+            self.vocab_size = len(tokenizer)
+        except TypeError:
+            self.vocab_size = 0
+
+    @classmethod
+    def for_literals(cls, tokenizer: Any, table: LiteralTable) -> ScannerDecoding:
+        """The scanned ids are the literals that are one vocabulary entry each."""
+        from tokenfront.tokenization.vocab import token_lookup
+
+        vocab = token_lookup(tokenizer)
+        return cls(tokenizer, (vocab[lit] for lit in table.names if lit in vocab), table)
+
+    def check(self, held: str, delta_text: str, delta_ids: Sequence[int]) -> None:
+        if not out_of_vocabulary(delta_ids, self.vocab_size):
+            return
+        if any(tid in self.scanned_ids for tid in delta_ids) or (
+            delta_text and (held or not self.first_chars.isdisjoint(delta_text))
+        ):
+            for tid in delta_ids:
+                if not 0 <= tid < self.vocab_size:
+                    self.tokenizer.decode([tid])
+
+
+def out_of_vocabulary(ids: Sequence[int], vocab_size: int) -> bool:
+    """Whether any id is negative or past the vocabulary (the only ones decoding may fail)."""
+    return bool(ids) and (min(ids) < 0 or max(ids) >= vocab_size)
+
+
+def lex_kept_text(
+    table: LiteralTable, state: dict[str, Any], text: str, *, final: bool, dropped: str
+) -> str:
+    """Streamed text that a request without tool parsing keeps, lexed as vLLM's engine still
+    lexes it: a tail that may become a marker waits in `state["kh"]` until more text (or the
+    end) decides it, and `dropped` lexemes (stray special tokens) are removed."""
+    held = state.get("kh", "")
+    if final:
+        lexemes, state["kh"] = table.flush(held + text), ""
+    else:
+        lexemes, state["kh"] = table.feed(held, text)
+    return "".join(value for name, value in lexemes if name != dropped)
+
+
 def lex(table: LiteralTable, state: dict[str, Any], text: str) -> list[Lexeme]:
     """`table.feed` with the held tail in `state["buf"]`."""
     out, state["buf"] = table.feed(state.get("buf", ""), text)

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
-from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable
+from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable, ScannerDecoding
 from tokenfront.parsers.engines.tool_span import tool_marker_counts
 from tokenfront.tokenization.vocab import token_lookup
 
@@ -91,6 +91,7 @@ class _Compiled:
     end_id: int | None
     boundary_ids: frozenset[int]
     start_opens: bool
+    decoding: ScannerDecoding | None = None
     content_events: dict[str, str] = field(default_factory=dict)
     # Every id `is_reasoning_end` reacts to: one set test per prompt token on the way back.
     decisive_ids: frozenset[int] = frozenset()
@@ -133,9 +134,10 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
     start_text = grammar.token_id_terminals.get("THINK_START")
     end_text = grammar.token_id_terminals.get("THINK_END")
     start_tr = grammar.transitions.get((grammar.initial_state, "THINK_START"))
+    lexer = LiteralTable(literals)
     compiled = _Compiled(
         grammar=grammar,
-        lexer=LiteralTable(literals),
+        lexer=lexer,
         tool_terminals=tool_terminals,
         tool_exit_terminals=tool_exits,
         end_ids=end_ids,
@@ -143,6 +145,7 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
         end_id=vocab.get(end_text) if end_text else None,
         boundary_ids=frozenset(vocab[t] for t in grammar.turn_boundaries if t in vocab),
         start_opens=start_tr is not None and start_tr[0] == REASONING,
+        decoding=ScannerDecoding.for_literals(tokenizer, lexer),
     )
     _CACHE.put(tokenizer, (spec, compiled), key)
     return compiled
@@ -380,6 +383,8 @@ class GrammarReasoningParser(ReasoningParser):
     def stream(
         self, state: JSONState, delta_text: str, delta_ids: Sequence[int]
     ) -> tuple[DeltaMessage | None, bool]:
+        if self.c.decoding is not None:
+            self.c.decoding.check(state["buf"], delta_text, delta_ids)
         delta = self._to_delta(state, self._feed(state, delta_text), finished=False)
         return self._strip_reasoning(state, delta), state["ended"]
 

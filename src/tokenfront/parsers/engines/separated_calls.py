@@ -34,7 +34,7 @@ from tokenfront.parsers.engines.chunk_pieces import Piece, split_at_markers, str
 from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.markup_lexer import CONTENT as PLAIN_TEXT
-from tokenfront.parsers.engines.markup_lexer import LiteralTable
+from tokenfront.parsers.engines.markup_lexer import LiteralTable, ScannerDecoding, lex_kept_text
 from tokenfront.parsers.engines.retyped_json import settled_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object
 from tokenfront.parsers.engines.separated_scan import (
@@ -524,6 +524,7 @@ class SectionToolParser(ToolParser):
             if token and token not in literals:
                 literals[token] = DROP
         self.lexer = LiteralTable((name, lit) for lit, name in literals.items())
+        self.decoding = ScannerDecoding.for_literals(tokenizer, self.lexer)
         self.transitions: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
             (CONTENT, "SECTION_START"): (PREAMBLE, ()),
             (PREAMBLE, "CALL_START"): (NAME, (CALL_START,)),
@@ -537,6 +538,13 @@ class SectionToolParser(ToolParser):
         if self.thinking:
             self.transitions[(CONTENT, "THINK_END")] = (CONTENT, ())
         self.suppress = bool(ctx.tools) and ctx.tool_choice == "none"
+
+    def kept_text(self, text: str) -> str:
+        pieces = self.lexer.flush(text)
+        return "".join(value for name, value in pieces if name != DROP)
+
+    def kept_text_stream(self, state: JSONState, text: str, *, final: bool) -> str:
+        return lex_kept_text(self.lexer, state, text, final=final, dropped=DROP)
 
     # -- the grammar --------------------------------------------------------------
 
@@ -850,6 +858,7 @@ class SectionToolParser(ToolParser):
     ) -> DeltaMessage | None:
         if "mode" not in state:
             state.update(self.initial_state())
+        self.decoding.check(state["held"], delta_text, delta_ids)
         return self._to_delta(state, self._feed(state, delta_text))
 
     def finish(self, state: JSONState) -> DeltaMessage | None:

@@ -43,6 +43,7 @@ from tokenfront.parsers.engines.markup_lexer import (
     TokenScanner,
     flush_lexer,
     lex,
+    lex_kept_text,
 )
 from tokenfront.parsers.engines.schema_types import (
     has_tool,
@@ -260,6 +261,9 @@ class MarkupToolParser(ToolParser):
             if special in text:
                 text = text.replace(special, "")
         return text
+
+    def kept_text_stream(self, state: JSONState, text: str, *, final: bool) -> str:
+        return lex_kept_text(self.c.table, state, text, final=final, dropped=DROP)
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         """Raw argument markup of the call `name` -> JSON object text (the grammar's codec)."""
