@@ -117,3 +117,11 @@ def test_one_shot_kept_text_drops_stray_specials() -> None:
 def test_jamba_reads_a_wide_id_beside_its_marker_as_no_text() -> None:
     deltas = stream("synthetic-multi", "jamba", None, [[TOOL_CALLS, WIDE]], tools=TOOLS)
     assert content(deltas) == [None]
+
+
+def test_kept_text_holds_whitespace_only_content_until_other_text() -> None:
+    newline, three = 198, 18  # "\n", "3"
+    deltas = stream("synthetic-multi", "kimi_k2", "kimi_k2", [[THINK_END, newline], [LT], [three]])
+    assert content(deltas) == [None, None, "\n<3"]
+    deltas = stream("synthetic-multi", "kimi_k2", "kimi_k2", [[THINK_END, newline]], finish=True)
+    assert content(deltas) == ["\n"]

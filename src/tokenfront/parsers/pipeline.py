@@ -593,12 +593,15 @@ class ChatOutputParser:
                 # (a held tail makes it decode a chunk with text)
                 held = st["t"].get("kh", "") if text else ""
                 tool.stream(tool.initial_state(), held + text, ids)
+            kept = self.engine_based and self._keeps_text(tool, ctx)
+            if kept:
+                text = tool.kept_text_stream(st["t"], text, final=finished)
             if tool.empty_section is not None:  # "kept": text held as a possible empty section
                 text, st["kept"] = stream_dropping_empty_sections(
                     st.get("kept", ""), text, *tool.empty_section, final=finished
                 )
-            if self.engine_based and self._keeps_text(tool, ctx):
-                text = tool.kept_text_stream(st["t"], text, final=finished)
+            if kept:
+                text = _defer_leading_whitespace(st["t"], text, finished)
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)
@@ -626,6 +629,19 @@ class ChatOutputParser:
             st["fr"] = st["req"]["any"]
             return delta
         return tool.stream(st["t"], text, ids)
+
+
+def _defer_leading_whitespace(state: JSONState, text: str, finished: bool) -> str:
+    """vLLM's engine holds whitespace-only content until content with other text (or the end)
+    arrives; `kd` holds it, `kn` records that such text was sent."""
+    if state.get("kn"):
+        return text
+    text = state.pop("kd", "") + text
+    if text.strip():
+        state["kn"] = True
+    elif not finished:
+        state["kd"], text = text, ""
+    return text
 
 
 def _post_reasoning(
