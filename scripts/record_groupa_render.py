@@ -9,72 +9,42 @@ merged into tests/golden/vllm-groupa.jsonl (records of other configs are kept).
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import httpx
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import golden_cases_groupa  # noqa: E402
+from vllm_recording import (  # noqa: E402
+    answer,
+    load_configs,
+    recorder_arguments,
+    render_record,
+    vllm_servers,
+    write_records,
+)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models-root", default=str(ROOT.parent / "shared"))
-    ap.add_argument("--configs", default=str(ROOT / "tests/golden/configs-groupa.json"))
-    ap.add_argument("--out", default=str(ROOT / "tests/golden/vllm-groupa.jsonl"))
-    ap.add_argument("--vllm-cmd", required=True)
-    ap.add_argument("--port", type=int, default=8780)
-    ap.add_argument("--logs", default="/tmp/vllm-golden-logs")
-    args = ap.parse_args()
-    models_root = Path(args.models_root)
-    sys.path.insert(0, str(models_root / "parity"))
+    args = recorder_arguments(
+        __doc__.splitlines()[0], configs="tests/golden/configs-groupa.json",
+        out="tests/golden/vllm-groupa.jsonl", port=8780,
+    )  # fmt: skip
     import paritylib as lib  # type: ignore[import-not-found]
 
-    configs = {k: v for k, v in json.loads(Path(args.configs).read_text()).items() if not k.startswith("_")}
-    wanted = {k: v for k, v in configs.items() if v["cases"][0] == "render"}
+    wanted = {k: v for k, v in load_configs(args.configs).items() if v["cases"][0] == "render"}
     out = Path(args.out)
     records = [r for r in lib.read_jsonl(out) if r["config"] not in wanted] if out.exists() else []
-    logs = Path(args.logs)
-    logs.mkdir(parents=True, exist_ok=True)
-    for name, config in wanted.items():
-        model = config["model"]
-        model_dir = ROOT / model.removeprefix("repo:") if model.startswith("repo:") else models_root / model
-        cmd = lib.format_command(
-            args.vllm_cmd, model=str(model_dir), port=args.port, name=config["served_model_name"],
-            args=list(config.get("args", [])), config=name,
-        )  # fmt: skip
-        server = lib.Server(cmd, args.port, logs / f"vllm-{name}.log")
-        if not server.wait_healthy(600):
-            server.stop()
-            print(f"[{name}] vLLM did not start", flush=True)
-            continue
-        try:
-            with httpx.Client(timeout=120) as client:
-                for scenario, body in golden_cases_groupa.RENDER_CASES[config["cases"][1]].items():
-                    record = {
-                        "id": f"tf-{name}-{scenario}",
-                        "family": "render-chat",
-                        "config": name,
-                        "endpoint": "/v1/chat/completions/render",
-                        "method": "POST",
-                        "request": {"model": config["served_model_name"], **body},
-                        "scenario": scenario,
-                    }
-                    result = lib.run_case(client, server.url, record)
-                    record["status"] = result["status"]
-                    record["response"] = result["response"]
-                    records.append(record)
-        finally:
-            server.stop()
-        print(f"[{name}] recorded", flush=True)
-    records.sort(key=lambda r: (r["config"], r["id"]))
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    for name, config, url in vllm_servers(args, wanted):
+        with httpx.Client(timeout=120) as client:
+            for scenario, body in golden_cases_groupa.RENDER_CASES[config["cases"][1]].items():
+                record = render_record(
+                    name, config, scenario, body, "/v1/chat/completions/render", "render-chat"
+                )
+                records.append(answer(client, url, record))
+    write_records(out, records)
     return 0
 
 

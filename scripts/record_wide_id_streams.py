@@ -12,15 +12,10 @@ such an id, with and without request tools. Stored in the shared corpus format (
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import httpx
-
-ROOT = Path(__file__).resolve().parent.parent
+from vllm_recording import answer, load_configs, recorder_arguments, vllm_servers, write_records
 
 WIDE = 5_000_000_000
 HELLO, LT = 9707, 27  # "Hello", "<"
@@ -82,47 +77,21 @@ def cases(served_name: str) -> list[dict[str, Any]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models-root", default=str(ROOT.parent / "shared"))
-    ap.add_argument("--configs", default=str(ROOT / "tests/golden/configs-wideids.json"))
-    ap.add_argument("--out", default=str(ROOT / "tests/golden/vllm-wideids.jsonl"))
-    ap.add_argument("--vllm-cmd", required=True)
-    ap.add_argument("--port", type=int, default=20830)
-    ap.add_argument("--logs", default="/tmp/vllm-wideids-logs")
-    args = ap.parse_args()
-    sys.path.insert(0, str(Path(args.models_root) / "parity"))
-    import paritylib as lib  # type: ignore[import-not-found]
-
-    configs = {k: v for k, v in json.loads(Path(args.configs).read_text()).items() if not k.startswith("_")}
+    args = recorder_arguments(
+        __doc__.splitlines()[0], configs="tests/golden/configs-wideids.json",
+        out="tests/golden/vllm-wideids.jsonl", port=20830,
+    )  # fmt: skip
     records: list[dict[str, Any]] = []
-    logs = Path(args.logs)
-    logs.mkdir(parents=True, exist_ok=True)
-    for name, config in configs.items():
-        cmd = lib.format_command(
-            args.vllm_cmd, model=str(Path(args.models_root) / config["model"]), port=args.port,
-            name=config["served_model_name"], args=list(config.get("args", [])), config=name,
-        )  # fmt: skip
-        server = lib.Server(cmd, args.port, logs / f"vllm-{name}.log")
-        if not server.wait_healthy(600):
-            server.stop()
-            print(f"[{name}] vLLM did not start", flush=True)
-            continue
-        try:
-            with httpx.Client(timeout=120) as client:
-                for case in cases(config["served_model_name"]):
-                    record = {"id": f"{name}-{case['scenario']}", "family": "stream", "config": name, **case}
-                    result = lib.run_case(client, server.url, record)
-                    if any(status >= 500 for status in result["status"]):
-                        print(f"[{name}] {case['scenario']}: vLLM answered 5xx, dropped", flush=True)
-                        continue
-                    record["status"] = result["status"]
-                    record["response"] = result["response"]
-                    records.append(record)
-        finally:
-            server.stop()
-        print(f"[{name}] recorded", flush=True)
-    out = Path(args.out)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    for name, config, url in vllm_servers(args, load_configs(args.configs)):
+        with httpx.Client(timeout=120) as client:
+            for case in cases(config["served_model_name"]):
+                record = {"id": f"{name}-{case['scenario']}", "family": "stream", "config": name, **case}
+                answer(client, url, record)
+                if any(status >= 500 for status in record["status"]):
+                    print(f"[{name}] {case['scenario']}: vLLM answered 5xx, dropped", flush=True)
+                    continue
+                records.append(record)
+    write_records(args.out, records)
     return 0
 
 
