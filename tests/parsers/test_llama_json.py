@@ -73,6 +73,21 @@ def test_stream_unicode_args_concatenate() -> None:
     assert calls == [("get_weather", '{"city": "São Paulo 🌧", "unit": "c"}')]
 
 
+@pytest.mark.parametrize(("trailing", "sends_empty_arguments"), [("<", True), (" x", True), ("abc", False)])
+def test_a_chunk_of_at_most_two_characters_after_a_call_sends_empty_arguments(
+    trailing: str, sends_empty_arguments: bool
+) -> None:
+    """vLLM 0.33.0 steps two characters past a call before it reads on, so up to two
+    characters after it are never read and the chunk sends an empty argument delta; longer
+    text fails its read and sends nothing (recorded from vLLM: llama3-json, `{call}` then `<`)."""
+    call = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
+    trailing_ids = [t for _, ids in token_chunks(trailing, MODEL) for t in ids]
+    chunks = [*token_chunks(call, MODEL), (trailing, trailing_ids), ("", [])]
+    last = stream("llama3_json", MODEL, chunks)[-2]
+    expected = {"tool_calls": [{"index": 0, "function": {"arguments": ""}}]} if sends_empty_arguments else {}
+    assert last == expected
+
+
 def test_stream_plain_text_is_content() -> None:
     chunks = token_chunks("Just text, no call.", MODEL)
     assert joined(stream("llama3_json", MODEL, chunks))[0] == "Just text, no call."

@@ -145,6 +145,7 @@ class LlamaJsonToolParser(JsonToolParser):
         calls: list[Any] = []
         complete: list[bool] = []
         pos = len(PYTHON_TAG) if current_text.startswith(PYTHON_TAG) else 0
+        after_call = pos  # where the last call's JSON ended
         loads = SuffixLoads(current_text, flags)
         try:
             while pos < len(current_text):
@@ -163,6 +164,7 @@ class LlamaJsonToolParser(JsonToolParser):
                     raise MalformedJSON("no arguments")
                 complete.append(done)
                 pos += used
+                after_call = pos
                 # Calls are separated by "; " (vLLM skips exactly two characters); any
                 # whitespace with at most one ";" is read as a separator
                 # (test_extract_tool_calls_streaming_parallel_separators).
@@ -175,7 +177,10 @@ class LlamaJsonToolParser(JsonToolParser):
         except (MalformedJSON, json.JSONDecodeError):
             if not (calls and all(complete)):
                 return None
-            if cut is not None:
+            # vLLM's loop steps two characters past a call before it reads on: text no longer
+            # than that after the calls is never read, so the chunk still sends its (empty)
+            # argument delta
+            if cut is not None and len(current_text) - after_call > 2:
                 cut.append(True)
         return calls, complete
 
