@@ -87,8 +87,8 @@ _CONTEXT = 4
 
 
 def token_pieces(tokenizer: Any, text: str, ids: Sequence[int]) -> list[Piece]:
-    """`(text, [id])` per token of a chunk; an id the tokenizer cannot decode (past 32 bits,
-    which the detokenizer reads as no text) gets an empty piece."""
+    """`(text, [id])` per token of a chunk; an id the tokenizer cannot decode (outside
+    0..2**32-1, which the detokenizer reads as no text) gets an empty piece."""
     if all(0 <= token < 2**32 for token in ids):
         return _decoded_pieces(tokenizer, text, ids)
     kept = [token for token in ids if 0 <= token < 2**32]
