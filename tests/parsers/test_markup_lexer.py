@@ -236,7 +236,9 @@ def test_scanner_decoding_decodes_out_of_vocabulary_ids_where_the_engine_would(
     held: str, text: str, ids: list[int], decoded: list[int]
 ) -> None:
     tokenizer = _Decoder()
-    ScannerDecoding(tokenizer, [7], LiteralTable(LITERALS)).check(held, text, ids)
+    decoding = ScannerDecoding(tokenizer, LiteralTable(LITERALS))
+    decoding.scanned_ids = frozenset({7})  # a marker's id
+    decoding.check(held, text, ids)
     assert tokenizer.decoded == decoded
 
 

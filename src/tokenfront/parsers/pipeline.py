@@ -30,6 +30,7 @@ from tokenfront.parsers.base import (
     parser_build_error,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.content_whitespace import hold_leading_whitespace
 from tokenfront.parsers.engines.empty_sections import (
     drop_empty_sections,
     stream_dropping_empty_sections,
@@ -601,7 +602,7 @@ class ChatOutputParser:
                     st.get("kept", ""), text, *tool.empty_section, final=finished
                 )
             if kept:
-                text = _defer_leading_whitespace(st["t"], text, finished)
+                text = hold_leading_whitespace(st["t"], text, finished, held="kd", seen="kn")
             return DeltaMessage(content=text) if text else None
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)
@@ -629,19 +630,6 @@ class ChatOutputParser:
             st["fr"] = st["req"]["any"]
             return delta
         return tool.stream(st["t"], text, ids)
-
-
-def _defer_leading_whitespace(state: JSONState, text: str, finished: bool) -> str:
-    """vLLM's engine holds whitespace-only content until content with other text (or the end)
-    arrives; `kd` holds it, `kn` records that such text was sent."""
-    if state.get("kn"):
-        return text
-    text = state.pop("kd", "") + text
-    if text.strip():
-        state["kn"] = True
-    elif not finished:
-        state["kd"], text = text, ""
-    return text
 
 
 def _post_reasoning(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 CONTENT = "__CONTENT__"
@@ -122,28 +123,28 @@ class ScannerDecoding:
     scanner lexes by id. An id the tokenizer cannot decode (negative, or past 32 bits) then
     fails the chunk. Text-level engines call `check` to fail the same chunks."""
 
-    def __init__(self, tokenizer: Any, scanned_ids: Iterable[int], table: LiteralTable) -> None:
+    def __init__(self, tokenizer: Any, table: LiteralTable) -> None:
         self.tokenizer = tokenizer
-        self.scanned_ids = frozenset(scanned_ids)
-        self.first_chars = table.first_chars
+        self.table = table
         try:
             self.vocab_size = len(tokenizer)
         except TypeError:
             self.vocab_size = 0
 
-    @classmethod
-    def for_literals(cls, tokenizer: Any, table: LiteralTable) -> ScannerDecoding:
-        """The scanned ids are the literals that are one vocabulary entry each."""
+    @cached_property
+    def scanned_ids(self) -> frozenset[int]:
+        """The literals that are one vocabulary entry each (looked up on the first chunk that
+        needs them: parsers are built per chunk)."""
         from tokenfront.tokenization.vocab import token_lookup
 
-        vocab = token_lookup(tokenizer)
-        return cls(tokenizer, (vocab[lit] for lit in table.names if lit in vocab), table)
+        vocab = token_lookup(self.tokenizer)
+        return frozenset(vocab[lit] for lit in self.table.names if lit in vocab)
 
     def check(self, held: str, delta_text: str, delta_ids: Sequence[int]) -> None:
         if not out_of_vocabulary(delta_ids, self.vocab_size):
             return
         if any(tid in self.scanned_ids for tid in delta_ids) or (
-            delta_text and (held or not self.first_chars.isdisjoint(delta_text))
+            delta_text and (held or not self.table.first_chars.isdisjoint(delta_text))
         ):
             for tid in delta_ids:
                 if not 0 <= tid < self.vocab_size:

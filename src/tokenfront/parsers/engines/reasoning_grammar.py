@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
+from tokenfront.parsers.engines.content_whitespace import hold_leading_whitespace
 from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable, ScannerDecoding
 from tokenfront.parsers.engines.tool_span import tool_marker_counts
 from tokenfront.tokenization.vocab import token_lookup
@@ -145,7 +146,7 @@ def _compile(spec: GrammarSpec, thinking: bool, tokenizer: Any) -> _Compiled:
         end_id=vocab.get(end_text) if end_text else None,
         boundary_ids=frozenset(vocab[t] for t in grammar.turn_boundaries if t in vocab),
         start_opens=start_tr is not None and start_tr[0] == REASONING,
-        decoding=ScannerDecoding.for_literals(tokenizer, lexer),
+        decoding=ScannerDecoding(tokenizer, lexer),
     )
     _CACHE.put(tokenizer, (spec, compiled), key)
     return compiled
@@ -353,15 +354,7 @@ class GrammarReasoningParser(ReasoningParser):
         reasoning = "".join(v for k, v in events if k == "R")
         if any(k == END for k, _ in events):
             st["ended"] = True
-        if st["dc"]:
-            content = st["dc"] + content
-            st["dc"] = ""
-        if not st["nonws"] and content:
-            if content.strip():
-                st["nonws"] = True
-            elif not finished:
-                st["dc"] = content
-                content = ""
+        content = hold_leading_whitespace(st, content, finished, held="dc", seen="nonws")
         if content or reasoning:
             return DeltaMessage(content=content or None, reasoning=reasoning or None)
         return None

@@ -524,7 +524,7 @@ class SectionToolParser(ToolParser):
             if token and token not in literals:
                 literals[token] = DROP
         self.lexer = LiteralTable((name, lit) for lit, name in literals.items())
-        self.decoding = ScannerDecoding.for_literals(tokenizer, self.lexer)
+        self.decoding = ScannerDecoding(tokenizer, self.lexer)
         self.transitions: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
             (CONTENT, "SECTION_START"): (PREAMBLE, ()),
             (PREAMBLE, "CALL_START"): (NAME, (CALL_START,)),
