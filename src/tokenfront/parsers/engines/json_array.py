@@ -29,6 +29,7 @@ from tokenfront.parsers.base import (
     merge_tool_deltas,
     random_tool_call_id,
 )
+from tokenfront.parsers.engines.content_whitespace import settle_content
 from tokenfront.parsers.engines.json_calls import cached_vocab
 from tokenfront.parsers.engines.json_scan import (
     member_object_span,
@@ -320,22 +321,15 @@ class ArrayCallsEngine:
                 self._on_end(st, index, calls)
         if len(calls) > 1:
             calls = merge_tool_deltas(calls)
-        if st["deferred"] and (not seen_tool or not calls):
-            now = st["deferred"][len(carried) :]
-            if carried:
-                content_parts.insert(0, carried)
-            if now:
-                content_parts.append(now)
-            st["deferred"] = ""
-        content = "".join(content_parts)
-        if not st["nonws"] and content:
-            if content.strip():
-                st["nonws"] = True
-            elif st["slots"]:
-                content = ""
-            elif not finished:
-                st["deferred"] = content
-                content = ""
+        content = settle_content(
+            st,
+            content_parts,
+            carried,
+            seen_tool=seen_tool,
+            has_deltas=bool(calls),
+            has_slots=bool(st["slots"]),
+            finished=finished,
+        )
         if content or calls:
             return DeltaMessage(content=content or None, tool_calls=calls)
         return None

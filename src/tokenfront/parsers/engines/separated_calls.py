@@ -31,6 +31,7 @@ from tokenfront.parsers.base import (
     merge_tool_deltas,
 )
 from tokenfront.parsers.engines.chunk_pieces import Piece, split_at_markers, stream_by_token
+from tokenfront.parsers.engines.content_whitespace import settle_content
 from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.markup_lexer import CONTENT as PLAIN_TEXT
@@ -928,34 +929,3 @@ def coerce_arguments(arguments: str, function: dict[str, Any] | None) -> str:
     if coerce_object(args, properties):
         return json.dumps(args, ensure_ascii=False)
     return arguments
-
-
-def settle_content(
-    st: JSONState,
-    parts: list[str],
-    carried: str,
-    *,
-    seen_tool: bool,
-    has_deltas: bool,
-    has_slots: bool,
-    finished: bool,
-) -> str:
-    """A chunk's content: text held after a call joins it once no call follows, and leading
-    whitespace is held back (`st["deferred"]`) until something shows whether a call comes."""
-    if st["deferred"] and (not seen_tool or not has_deltas):
-        now = st["deferred"][len(carried) :]
-        if carried:
-            parts.insert(0, carried)
-        if now:
-            parts.append(now)
-        st["deferred"] = ""
-    content = "".join(parts)
-    if not st["nonws"] and content:
-        if content.strip():
-            st["nonws"] = True
-        elif has_slots:
-            content = ""
-        elif not finished:
-            st["deferred"] = content
-            content = ""
-    return content

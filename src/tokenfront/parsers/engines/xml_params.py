@@ -31,6 +31,7 @@ from tokenfront.parsers.base import (
     ToolParser,
     merge_tool_deltas,
 )
+from tokenfront.parsers.engines.content_whitespace import settle_content
 from tokenfront.parsers.engines.json_scan import stable_prefix
 from tokenfront.parsers.engines.markup_lexer import (
     CONTENT,
@@ -488,23 +489,17 @@ class MarkupToolParser(ToolParser):
         if run:
             self._on_args(state, run_index, "".join(run), calls)
         calls = merge_tool_deltas(calls)
-        if state["dc"] and (not seen_tool or not calls):
-            deferred_now = state["dc"][len(carried) :]
-            if carried:
-                content.insert(0, carried)
-            if deferred_now:
-                content.append(deferred_now)
-            state["dc"] = ""
-        text_out = "".join(content)
-        if not state["nonws"] and text_out:
-            if text_out.strip():
-                state["nonws"] = True
-            elif state["slots"]:
-                if self.g.drop_ws_only_content_before_tools:
-                    text_out = ""
-            elif not finished:
-                state["dc"] = text_out
-                text_out = ""
+        text_out = settle_content(
+            state,
+            content,
+            carried,
+            seen_tool=seen_tool,
+            has_deltas=bool(calls),
+            has_slots=bool(state["slots"]),
+            finished=finished,
+            deferred="dc",
+            drop_before_calls=self.g.drop_ws_only_content_before_tools,
+        )
         reasoning_out = "".join(reasoning) or None
         if text_out or calls or reasoning_out:
             return DeltaMessage(content=text_out or None, reasoning=reasoning_out, tool_calls=calls)
