@@ -100,3 +100,23 @@ def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
     ]
     _, calls = joined(stream("mistral", "mistral", chunks))
     assert calls == [("add", '{"a": 3, "b": 4}')]
+
+
+@pytest.mark.parametrize("per", [1, 3, 5, 8])
+def test_pre_v11_end_of_a_list_in_the_chunk_of_a_second_tool_calls_marker_closes_the_call(
+    per: int,
+) -> None:
+    text = (
+        '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+        '[TOOL_CALLS][{"name": "get_time", "arguments": {}}]'
+    )
+    tokens = token_chunks(text, "mistral")
+    chunks = [
+        ("".join(t for t, _ in tokens[i : i + per]), [n for _, ids in tokens[i : i + per] for n in ids])
+        for i in range(0, len(tokens), per)
+    ]
+    content, calls = joined(stream("mistral", "mistral", chunks))
+    # the rest of the first list closes its call in any chunking; what follows the second
+    # marker is text, as one token per chunk gives it
+    assert calls == [("get_weather", '{"city": "Paris"}')]
+    assert content == '[{"name": "get_time", "arguments": {}}]'
