@@ -117,3 +117,24 @@ def test_kimi_k2_stream_releases_a_held_section_start_when_text_follows_or_the_s
     assert _stream(["Hi", BEGIN], reasoning=None) == (f"Hi{BEGIN}", "")
     cut = f"Hi{BEGIN[:6]}"
     assert _stream(["Hi", BEGIN[:6]], reasoning=None) == (cut, "")
+
+
+@pytest.mark.parametrize(
+    ("parser", "reasoning"), [("kimi_k2", "kimi_k2"), ("glm45", "glm45")], ids=["kimi_k2", "glm45"]
+)
+def test_stream_without_tools_drops_a_repeated_think_end_as_with_tools(
+    parser: str, reasoning: str
+) -> None:
+    # vLLM 0.33.0's engine drops a `</think>` in content (session 30, fuzz_outputs sweep);
+    # without request tools the kept text is lexed the same way.
+    pipeline, tok = output_parser(parser, "synthetic-multi", reasoning=reasoning)
+    pieces = ["<think>r</think>", " x</think>", " y"]
+    for tools in (None, STUB_TOOLS):
+        ctx = ParseContext(tools=tools, tool_choice=None, enable_auto_tools=True)
+        assert stream_pieces(pipeline, tok, pieces, ctx) == (" x y", "r")
+
+
+def test_stream_without_a_reasoning_parser_keeps_think_end_as_text() -> None:
+    pipeline, tok = output_parser("glm45", "synthetic-multi", reasoning=None)
+    ctx = ParseContext(tools=None, tool_choice=None, enable_auto_tools=True)
+    assert stream_pieces(pipeline, tok, ["r</think>", " x</think>", " y"], ctx) == ("r</think> x</think> y", "")

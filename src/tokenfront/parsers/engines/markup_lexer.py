@@ -14,7 +14,7 @@ Both keep their state in plain dicts (strings, ints, lists) so it can travel in 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -157,17 +157,23 @@ def out_of_vocabulary(ids: Sequence[int], vocab_size: int) -> bool:
 
 
 def lex_kept_text(
-    table: LiteralTable, state: dict[str, Any], text: str, *, final: bool, dropped: str
+    table: LiteralTable,
+    state: dict[str, Any],
+    text: str,
+    *,
+    final: bool,
+    dropped: Container[str],
 ) -> str:
     """Streamed text that a request without tool parsing keeps, lexed as vLLM's engine still
     lexes it: a tail that may become a marker waits in `state["kh"]` until more text (or the
-    end) decides it, and `dropped` lexemes (stray special tokens) are removed."""
+    end) decides it, and lexemes named in `dropped` (stray special tokens, a repeated
+    `</think>`) are removed."""
     held = state.get("kh", "")
     if final:
         lexemes, state["kh"] = table.flush(held + text), ""
     else:
         lexemes, state["kh"] = table.feed(held, text)
-    return "".join(value for name, value in lexemes if name != dropped)
+    return "".join(value for name, value in lexemes if name not in dropped)
 
 
 def lex(table: LiteralTable, state: dict[str, Any], text: str) -> list[Lexeme]:

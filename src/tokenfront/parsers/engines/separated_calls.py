@@ -540,12 +540,24 @@ class SectionToolParser(ToolParser):
             self.transitions[(CONTENT, "THINK_END")] = (CONTENT, ())
         self.suppress = bool(ctx.tools) and ctx.tool_choice == "none"
 
+    def _kept_dropped(self) -> set[str]:
+        """Lexemes the content state drops: stray special tokens, and a `</think>` after the
+        reasoning unless reasoning parsing is skipped."""
+        dropped = {DROP}
+        if not self.skip_reasoning_parsing:
+            dropped.update(
+                terminal
+                for (mode, terminal), (target, kinds) in self.transitions.items()
+                if mode == CONTENT and target == CONTENT and not kinds
+            )
+        return dropped
+
     def kept_text(self, text: str) -> str:
-        pieces = self.lexer.flush(text)
-        return "".join(value for name, value in pieces if name != DROP)
+        dropped = self._kept_dropped()
+        return "".join(value for name, value in self.lexer.flush(text) if name not in dropped)
 
     def kept_text_stream(self, state: JSONState, text: str, *, final: bool) -> str:
-        return lex_kept_text(self.lexer, state, text, final=final, dropped=DROP)
+        return lex_kept_text(self.lexer, state, text, final=final, dropped=self._kept_dropped())
 
     # -- the grammar --------------------------------------------------------------
 

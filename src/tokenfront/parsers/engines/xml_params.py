@@ -264,7 +264,15 @@ class MarkupToolParser(ToolParser):
         return text
 
     def kept_text_stream(self, state: JSONState, text: str, *, final: bool) -> str:
-        return lex_kept_text(self.c.table, state, text, final=final, dropped=DROP)
+        # what the content state drops: stray special tokens, a `</think>` after the reasoning
+        dropped = {DROP}
+        dropped.update(
+            terminal
+            for (mode, terminal), (target, kinds) in self.g.transitions.items()
+            if mode == S_CONTENT == target and not kinds
+            and not (self.skip_reasoning_parsing and terminal in self.g.reasoning_markup)
+        )
+        return lex_kept_text(self.c.table, state, text, final=final, dropped=dropped)
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         """Raw argument markup of the call `name` -> JSON object text (the grammar's codec)."""
