@@ -215,15 +215,29 @@ def compare_cases(
     return bad
 
 
-def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
-        record: Path | None, record_all: bool = False) -> int:
-    rng = random.Random(f"{seed}-{name}")
+def compare_made(
+    name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int,
+    make: Callable[[int, Callable[[str], list[int]], int], dict[str, Any]],
+    record: Path | None, record_all: bool = False,
+) -> int:
+    """`n` cases `make(i, tokenize, eos_id)` (tokenize: the vLLM server's encoding) run on both
+    servers and compared (`compare_cases`)."""
     eos = eos_id(cfg)
     with httpx.Client(timeout=120) as client:
         tokenize = vllm_tokenizer(client, vllm, cfg)
-        texts = texts_for(cfg)
-        cases = (make_case(rng, name, cfg, tokenize, eos, texts, i) for i in range(n))
+        cases = (make(i, tokenize, eos) for i in range(n))
         return compare_cases(name, cases, client, vllm, tf, record, record_all=record_all)
+
+
+def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
+        record: Path | None, record_all: bool = False) -> int:
+    rng = random.Random(f"{seed}-{name}")
+    texts = texts_for(cfg)
+    return compare_made(
+        name, cfg, vllm, tf, n,
+        lambda i, tokenize, eos: make_case(rng, name, cfg, tokenize, eos, texts, i),
+        record, record_all,
+    )
 
 
 def main() -> int:

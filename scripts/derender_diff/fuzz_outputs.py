@@ -21,10 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fuzz_mechanics import ROOT, _flag, compare_cases, eos_id, gc, vllm_tokenizer  # noqa: E402
+from fuzz_mechanics import ROOT, _flag, compare_made, gc  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from render_diff import sweep_main  # noqa: E402
@@ -119,12 +117,12 @@ def make_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize: Call
 def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
         record: Path | None, record_all: bool = False) -> int:
     rng = random.Random(f"{seed}-{name}-outputs")
-    eos = eos_id(cfg)
     makers = output_pieces(cfg)
-    with httpx.Client(timeout=120) as client:
-        tokenize = vllm_tokenizer(client, vllm, cfg)
-        cases = (make_case(rng, name, cfg, tokenize, eos, makers, i) for i in range(n))
-        return compare_cases(name, cases, client, vllm, tf, record, record_all=record_all)
+    return compare_made(
+        name, cfg, vllm, tf, n,
+        lambda i, tokenize, eos: make_case(rng, name, cfg, tokenize, eos, makers, i),
+        record, record_all,
+    )
 
 
 def main() -> int:

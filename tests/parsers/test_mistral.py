@@ -88,17 +88,21 @@ def test_vllm_vectors(vec: dict) -> None:
     assert check_vector(vec) == []
 
 
+def _chunks_of(text: str, per: int) -> list[tuple[str, list[int]]]:
+    """`text`'s tokens in chunks of `per` tokens: (text, ids) each."""
+    tokens = token_chunks(text, "mistral")
+    return [
+        ("".join(t for t, _ in tokens[i : i + per]), [n for _, ids in tokens[i : i + per] for n in ids])
+        for i in range(0, len(tokens), per)
+    ]
+
+
 @pytest.mark.parametrize("per", [2, 3])
 def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
     per: int,
 ) -> None:
     text = '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]'
-    tokens = token_chunks(text, "mistral")
-    chunks = [
-        ("".join(t for t, _ in tokens[i : i + per]), [n for _, ids in tokens[i : i + per] for n in ids])
-        for i in range(0, len(tokens), per)
-    ]
-    _, calls = joined(stream("mistral", "mistral", chunks))
+    _, calls = joined(stream("mistral", "mistral", _chunks_of(text, per)))
     assert calls == [("add", '{"a": 3, "b": 4}')]
 
 
@@ -110,12 +114,7 @@ def test_pre_v11_end_of_a_list_in_the_chunk_of_a_second_tool_calls_marker_closes
         '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]'
         '[TOOL_CALLS][{"name": "get_time", "arguments": {}}]'
     )
-    tokens = token_chunks(text, "mistral")
-    chunks = [
-        ("".join(t for t, _ in tokens[i : i + per]), [n for _, ids in tokens[i : i + per] for n in ids])
-        for i in range(0, len(tokens), per)
-    ]
-    content, calls = joined(stream("mistral", "mistral", chunks))
+    content, calls = joined(stream("mistral", "mistral", _chunks_of(text, per)))
     # the rest of the first list closes its call in any chunking; what follows the second
     # marker is text, as one token per chunk gives it
     assert calls == [("get_weather", '{"city": "Paris"}')]
