@@ -105,17 +105,3 @@ def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
     _, calls = joined(stream("mistral", "mistral", _chunks_of(text, per)))
     assert calls == [("add", '{"a": 3, "b": 4}')]
 
-
-@pytest.mark.parametrize("per", [1, 3, 5, 8])
-def test_pre_v11_end_of_a_list_in_the_chunk_of_a_second_tool_calls_marker_closes_the_call(
-    per: int,
-) -> None:
-    text = (
-        '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]'
-        '[TOOL_CALLS][{"name": "get_time", "arguments": {}}]'
-    )
-    content, calls = joined(stream("mistral", "mistral", _chunks_of(text, per)))
-    # the rest of the first list closes its call in any chunking; what follows the second
-    # marker is text, as one token per chunk gives it
-    assert calls == [("get_weather", '{"city": "Paris"}')]
-    assert content == '[{"name": "get_time", "arguments": {}}]'

@@ -31,7 +31,7 @@ from tokenfront.parsers.base import (
     ToolCall,
 )
 from tokenfront.parsers.engines import json_events, mistral_v11
-from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, merge_deltas, no_calls
+from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, no_calls
 from tokenfront.parsers.registry import tool_parser
 from tokenfront.tokenization.mistral import is_mistral_tokenizer
 
@@ -347,13 +347,6 @@ class MistralToolParser(JsonToolParser):
                 state["phase"] = ALL_DONE
 
     def _advance(self, state: JSONState, delta_text: str, has_bot: bool) -> DeltaMessage | None:
-        scanner = state["json"]
-        before, bot, after = delta_text.partition(BOT)
-        if has_bot and bot and before and (scanner["frames"] or scanner["done"]):
-            # a chunk of several tokens: the text before a later `[TOOL_CALLS]` still belongs
-            # to the list being read (the rest of a call's arguments, its `}]`), as it does one
-            # token per chunk (vLLM 0.33.0 loses this chunk; docs/deviations.md)
-            return merge_deltas(self._advance(state, before, False), self._advance(state, bot + after, True))
         content: str | None = None
         calls: list[DeltaToolCall] = []
         current = DeltaToolCall(index=state["tool"], type="function")
