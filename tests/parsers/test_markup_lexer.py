@@ -17,6 +17,7 @@ from tokenfront.parsers.engines.markup_lexer import (
     flush_lexer,
     lex,
     lex_kept_text,
+    silent_in_content,
 )
 
 LITERALS = [
@@ -249,3 +250,14 @@ def test_kept_text_holds_a_marker_prefix_and_drops_the_dropped_terminal() -> Non
     assert lex_kept_text(table, state, "nk><|im_end|>b<", final=False, dropped="DROP") == "</think>b"
     assert lex_kept_text(table, state, "", final=True, dropped="DROP") == "<"
     assert state["kh"] == ""
+
+
+def test_silent_in_content_names_the_terminals_content_consumes_without_output() -> None:
+    transitions = {
+        ("TEXT", "THINK_END"): ("TEXT", ()),  # a repeated `</think>`: dropped
+        ("TEXT", "CALL"): ("TOOL", ("CALL_START",)),
+        ("REASONING", "THINK_END"): ("TEXT", ("END",)),
+        ("TOOL", "CALL_END"): ("TOOL", ()),  # silent, but not in the content state
+    }
+    assert silent_in_content(transitions, "TEXT") == {"THINK_END"}
+    assert silent_in_content(transitions, "TEXT", keep={"THINK_END"}) == set()

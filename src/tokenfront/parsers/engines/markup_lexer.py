@@ -14,7 +14,7 @@ Both keep their state in plain dicts (strings, ints, lists) so it can travel in 
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -174,6 +174,21 @@ def lex_kept_text(
     else:
         lexemes, state["kh"] = table.feed(held, text)
     return "".join(value for name, value in lexemes if name not in dropped)
+
+
+def silent_in_content(
+    transitions: Mapping[tuple[str, str], tuple[str, Sequence[str]]],
+    content: str,
+    *,
+    keep: Container[str] = (),
+) -> set[str]:
+    """The terminals a grammar's `content` state consumes without output (a repeated
+    `</think>`), except those in `keep`: kept text drops them as the engine does."""
+    return {
+        terminal
+        for (state, terminal), (target, events) in transitions.items()
+        if state == content == target and not events and terminal not in keep
+    }
 
 
 def lex(table: LiteralTable, state: dict[str, Any], text: str) -> list[Lexeme]:

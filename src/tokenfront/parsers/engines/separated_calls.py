@@ -35,7 +35,12 @@ from tokenfront.parsers.engines.content_whitespace import settle_content
 from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.markup_lexer import CONTENT as PLAIN_TEXT
-from tokenfront.parsers.engines.markup_lexer import LiteralTable, ScannerDecoding, lex_kept_text
+from tokenfront.parsers.engines.markup_lexer import (
+    LiteralTable,
+    ScannerDecoding,
+    lex_kept_text,
+    silent_in_content,
+)
 from tokenfront.parsers.engines.retyped_json import settled_prefix
 from tokenfront.parsers.engines.schema_types import coerce_object
 from tokenfront.parsers.engines.separated_scan import (
@@ -543,14 +548,8 @@ class SectionToolParser(ToolParser):
     def _kept_dropped(self) -> set[str]:
         """Lexemes the content state drops: stray special tokens, and a `</think>` after the
         reasoning unless reasoning parsing is skipped."""
-        dropped = {DROP}
-        if not self.skip_reasoning_parsing:
-            dropped.update(
-                terminal
-                for (mode, terminal), (target, kinds) in self.transitions.items()
-                if mode == CONTENT and target == CONTENT and not kinds
-            )
-        return dropped
+        keep = ("THINK_START", "THINK_END") if self.skip_reasoning_parsing else ()
+        return {DROP} | silent_in_content(self.transitions, CONTENT, keep=keep)
 
     def kept_text(self, text: str) -> str:
         dropped = self._kept_dropped()

@@ -45,6 +45,7 @@ from tokenfront.parsers.engines.markup_lexer import (
     flush_lexer,
     lex,
     lex_kept_text,
+    silent_in_content,
 )
 from tokenfront.parsers.engines.schema_types import (
     has_tool,
@@ -265,13 +266,8 @@ class MarkupToolParser(ToolParser):
 
     def kept_text_stream(self, state: JSONState, text: str, *, final: bool) -> str:
         # what the content state drops: stray special tokens, a `</think>` after the reasoning
-        dropped = {DROP}
-        dropped.update(
-            terminal
-            for (mode, terminal), (target, kinds) in self.g.transitions.items()
-            if mode == S_CONTENT == target and not kinds
-            and not (self.skip_reasoning_parsing and terminal in self.g.reasoning_markup)
-        )
+        keep = self.g.reasoning_markup if self.skip_reasoning_parsing else frozenset()
+        dropped = {DROP} | silent_in_content(self.g.transitions, S_CONTENT, keep=keep)
         return lex_kept_text(self.c.table, state, text, final=final, dropped=dropped)
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
