@@ -104,4 +104,3 @@ def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
     text = '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]'
     _, calls = joined(stream("mistral", "mistral", _chunks_of(text, per)))
     assert calls == [("add", '{"a": 3, "b": 4}')]
-
