@@ -48,6 +48,7 @@ from tokenfront.parsers.required import (
     required_stream_state,
     required_stream_step,
 )
+from tokenfront.tokenization.vocab import vocab_size
 
 
 class ParserTokenizerError(ValueError):
@@ -95,10 +96,7 @@ class ChatOutputParser:
         self.engine_based = (self.reasoning_cls is None or self.reasoning_cls.engine_based) and (
             self.tool_cls is None or self.tool_cls.engine_based
         )
-        try:
-            self.vocab_size = len(tokenizer)
-        except TypeError:
-            self.vocab_size = 0
+        self.vocab_size = vocab_size(tokenizer)
         # Whole-output parsers (vLLM's unified `hf` / `beam` response-template parser) read the
         # output in one pass instead of reasoning then tools; they combine only with themselves.
         families = {getattr(c, "whole_output", None) for c in (self.reasoning_cls, self.tool_cls) if c}

@@ -71,6 +71,15 @@ def token_lookup(tokenizer: Any) -> Mapping[str, int]:
     return _TokenLookup(tokenizer)
 
 
+def vocab_size(tokenizer: Any) -> int:
+    """`len(tokenizer)` (added tokens included): the ids past it decode to no token; 0 for a
+    tokenizer without a length."""
+    try:
+        return len(tokenizer)
+    except TypeError:
+        return 0
+
+
 def token_id(tokenizer: Any, token: str) -> int | None:
     """The id of `token` when it is one vocabulary entry, else None."""
     return token_lookup(tokenizer).get(token)

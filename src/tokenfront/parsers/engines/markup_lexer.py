@@ -126,10 +126,9 @@ class ScannerDecoding:
     def __init__(self, tokenizer: Any, table: LiteralTable) -> None:
         self.tokenizer = tokenizer
         self.table = table
-        try:
-            self.vocab_size = len(tokenizer)
-        except TypeError:
-            self.vocab_size = 0
+        from tokenfront.tokenization.vocab import vocab_size
+
+        self.vocab_size = vocab_size(tokenizer)
 
     @cached_property
     def scanned_ids(self) -> frozenset[int]:
