@@ -81,10 +81,15 @@ def _chunks(rng: random.Random, ids: list[int], finish: str) -> list[dict[str, A
 
 def make_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize: Callable[[str], list[int]],
               eos: int, makers: list[Callable[[random.Random], str]], i: int) -> dict[str, Any]:
+    return output_case(rng, name, cfg, tokenize, eos, make_output(rng, makers, tokenize, eos), i)
+
+
+def output_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize: Callable[[str], list[int]],
+                eos: int, ids: list[int], i: int, scenario: str = "outputs") -> dict[str, Any]:
+    """A one-shot or streamed chat derender case of output `ids` under random request options."""
     model = cfg["served_model_name"]
-    ids = make_output(rng, makers, tokenize, eos)
     if rng.random() < 0.5:
-        ids.append(eos)
+        ids = [*ids, eos]
     finish = rng.choice(["stop", "stop", "length"])
     req: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": "Weather in Paris?"}]}
     if rng.random() < 0.7:
@@ -107,11 +112,11 @@ def make_case(rng: random.Random, name: str, cfg: dict[str, Any], tokenize: Call
     if rng.random() < 0.4:
         body = dict(base, generate_response={"request_id": f"gen-{i}", "choices": [
             {"index": 0, "token_ids": ids, "finish_reason": finish}]})
-        return {"id": f"out-{name}-{i}", "family": "derender-chat", "config": name, "endpoint": endpoint,
-                "method": "POST", "request": body, "scenario": "outputs"}
-    return {"id": f"out-{name}-{i}", "family": "stream", "config": name, "endpoint": endpoint,
+        return {"id": f"{scenario}-{name}-{i}", "family": "derender-chat", "config": name,
+                "endpoint": endpoint, "method": "POST", "request": body, "scenario": scenario}
+    return {"id": f"{scenario}-{name}-{i}", "family": "stream", "config": name, "endpoint": endpoint,
             "method": "POST", "request": {"kind": "stream", "base": base, "chunks": _chunks(rng, ids, finish)},
-            "scenario": "outputs"}
+            "scenario": scenario}
 
 
 def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,

@@ -72,9 +72,19 @@ def test_partial_walk_stops_at_an_undecided_close() -> None:
     walk = walk_params("<parameter=content>\nabc\n</parameter>\n", NAMES, final=False)
     assert walk.tail == "stop"
     assert _values("<parameter=content>\nabc\n</parameter>\n", final=False) == {"content": "abc"}
-    # The same close followed by text keeps the value open and growing.
-    grown = _values("<parameter=content>\nabc\n</parameter>\nmore", final=False)
-    assert grown == {"content": "abc\n</parameter>\nmore"}
+    # The same close followed by text is held: text only if a later close ends the value.
+    grown = "<parameter=content>\nabc\n</parameter>\nmore"
+    assert walk_params(grown, NAMES, final=False).tail == "stop"
+    assert _values(grown, final=False) == {"content": "abc"}
+    decided = _values(grown + "\n</parameter>\n<parameter=path>", final=False)
+    assert decided["content"] == "abc\n</parameter>\nmore"
+
+
+def test_close_followed_by_text_ends_the_value_when_no_later_close_does() -> None:
+    # as vLLM 0.33.0: the text after it is dropped, the value keeps what came before
+    assert _values("<parameter=content>\nParis\n</parameter>stray text\n") == {"content": "Paris"}
+    body = "<parameter=content>\nParis\n</parameter>\nstray\n<parameter=path>\nf.py\n</parameter>\n"
+    assert _values(body) == {"content": "Paris", "path": "f.py"}
 
 
 def test_unclosed_value_is_dropped_from_a_complete_body() -> None:
@@ -165,6 +175,18 @@ def _vec(text: str) -> dict[str, Any]:
             "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
             "<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>",
             [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})],
+        ),
+        # A `</parameter>` followed by text that no later `</parameter>` makes value text:
+        # it ends the value, the stray text is dropped (vLLM 0.33.0's answer, served).
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>stray text\n"
+            "</function>\n</tool_call>",
+            [("get_weather", {"city": "Paris"})],
+        ),
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\nstray <b>x</b>\n"
+            "<parameter=unit>\nC\n</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": "Paris", "unit": "C"})],
         ),
         # Missing `</parameter>` before the next schema parameter.
         (

@@ -6,14 +6,14 @@ parser tests (`tests/tool_parsers/test_qwen3_xml_coder_shared.py`):
 
 * inside a value, a `<parameter=X>` that starts a line opens a nested literal, which the next
   `</parameter>` closes again; only a `</parameter>` outside nested literals can end the value;
-* such a `</parameter>` ends the value only when what follows it (after whitespace) is
+* such a `</parameter>` ends the value when what follows it (after whitespace) is
   structural: a `<parameter=X>` with X a parameter of the tool (any X when the schema names
-  none), `</function>`, `</tool_call>`, `<function=`, or the end of the call; anything else
-  keeps it as text of the value. A `<parameter=X>` with X outside the schema keeps it only
-  when a later `</parameter>` does end the value: when none does (the model gave a parameter
-  the schema does not name), or only a missing close tag would, the first such
-  `</parameter>` ends it after all, as in vLLM 0.33.0, and X is read as a parameter; a
-  stream holds the value there until it knows;
+  none), `</function>`, `</tool_call>`, `<function=`, or the end of the call. Followed by
+  anything else (text, or a `<parameter=X>` with X outside the schema) it is text of the
+  value only if a later `</parameter>` does end the value: when none does, or only a missing
+  close tag would, the first such `</parameter>` ends it after all, as in vLLM 0.33.0 (X is
+  then read as a parameter, the text after it dropped); a stream holds the value from there
+  until it knows;
 * a line-start `<parameter=X>` outside nested literals, with X a parameter of the tool not yet
   given in this call, ends a value that never got its `</parameter>` (a missing close tag).
 
@@ -101,6 +101,11 @@ def _follower(body: str, at: int, names: frozenset[str] | None, final: bool) -> 
     return "literal"
 
 
+# Where a scan of an unended value paused: its offset, nesting depth, and the first
+# `</parameter>` it kept as text (start, end), which ends the value after all if no later one does.
+Paused = tuple[int, int, "tuple[int, int] | None"]
+
+
 def _value_end(
     body: str,
     value_start: int,
@@ -108,18 +113,23 @@ def _value_end(
     names: frozenset[str] | None,
     seen: ObjectText,
     final: bool,
-    paused: tuple[int, int] | None = None,
-) -> tuple[str, int, int, tuple[int, int]]:
+    paused: Paused | None = None,
+) -> tuple[str, int, int, Paused]:
     """How the value starting at `value_start` ends: (kind, end, resume offset, where the
     scan paused).
 
     kind: "closed" (a real `</parameter>` at end), "implicit" (a new parameter at end),
     "open" (no end yet) or "stop" (undecided from end on). For the last two the scan's
-    offset and nesting depth are returned: the same scan of a longer body resumes there.
+    state is returned: the same scan of a longer body resumes there.
     """
-    i, depth = (value_start, 0) if paused is None else paused
-    fallback: tuple[int, int] | None = None  # the first `</parameter>` before an undeclared name
+    i, depth, fallback = (value_start, 0, None) if paused is None else paused
     opener = -2  # the first line-start `<parameter=` at or after i (-1: none; -2: not looked)
+
+    def stop(at: int) -> tuple[str, int, int, Paused]:
+        # undecided from a kept `</parameter>` on, if any: the text after it may not be value
+        end = at if fallback is None else fallback[0]
+        return "stop", end, end, (i, depth, fallback)
+
     while True:
         close = body.find(PARAM_END, i)
         if opener == -2 or -1 < opener < i:
@@ -128,21 +138,23 @@ def _value_end(
             gt = body.find(">", opener + len(PARAM_START))
             if gt == -1:
                 if not final:
-                    return "stop", opener, opener, (i, depth)
+                    return stop(opener)
                 i = opener + len(PARAM_START)
                 continue
             name = body[opener + len(PARAM_START) : gt]
             if depth == 0 and _valid(name, names) and name not in seen and name != current:
                 if fallback is not None:  # a real `</parameter>` beats a missing one
-                    return "closed", *fallback, (i, depth)
-                return "implicit", opener, opener, (i, depth)
+                    return "closed", *fallback, (i, depth, None)
+                return "implicit", opener, opener, (i, depth, None)
             depth += 1
             i = gt + 1
             continue
         if close == -1:
-            if final and fallback is not None:
-                return "closed", *fallback, (i, depth)
-            return "open", len(body), len(body), (i, depth)
+            if fallback is not None:
+                if final:
+                    return "closed", *fallback, (i, depth, None)
+                return stop(len(body))
+            return "open", len(body), len(body), (i, depth, None)
         after = close + len(PARAM_END)
         if depth > 0:
             depth -= 1
@@ -150,10 +162,10 @@ def _value_end(
             continue
         verdict = _follower(body, after, names, final)
         if verdict == "close":
-            return "closed", close, after, (i, depth)
-        if verdict == "wait" or (verdict == "undeclared" and not final):
-            return "stop", close, close, (i, depth)
-        if verdict == "undeclared" and fallback is None:
+            return "closed", close, after, (i, depth, None)
+        if verdict == "wait":
+            return stop(close)
+        if fallback is None:  # "literal" or "undeclared": value text if a later close ends it
             fallback = (close, after)
         i = after
 
@@ -186,7 +198,7 @@ class _Progress(NamedTuple):
     walk: Walk
     ended: int  # how many of its parameters ended
     resume: int  # the offset after the last that did
-    paused: tuple[int, int] | None  # where the scan of the unended value paused
+    paused: Paused | None  # where the scan of the unended value paused
     counted: Counted | None  # the unended value's nesting markup counted so far
 
 
@@ -197,7 +209,7 @@ def _walk(
     params: list[Param],
     closed_values: ObjectText,
     pos: int,
-    paused: tuple[int, int] | None = None,
+    paused: Paused | None = None,
     counted: Counted | None = None,
 ) -> _Progress:
     """Walk on from `pos`, after the ended `params` (`paused`, `counted`: the scan of the
