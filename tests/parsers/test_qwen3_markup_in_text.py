@@ -188,6 +188,19 @@ def _vec(text: str) -> dict[str, Any]:
             "<parameter=unit>\nC\n</parameter>\n</function>\n</tool_call>",
             [("get_weather", {"city": "Paris", "unit": "C"})],
         ),
+        # ... also when the call's `</function>` is misspelled: the value ends at its close,
+        # and a `<function=` after it opens the next call (vLLM 0.33.0's answers, served).
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo\n</parameter>\n"
+            "<parameter=unit>\nC\n</parameter>\n</functon>\n</tool_call>",
+            [("get_weather", {"city": "Tokyo", "unit": "C"})],
+        ),
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nTokyo\n</parameter>\n"
+            "</fun{ction>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\n"
+            "Rome\n</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": "Tokyo"}), ("get_weather", {"city": "Rome"})],
+        ),
         # Missing `</parameter>` before the next schema parameter.
         (
             "<tool_call>\n<function=get_weather>\n<parameter=city>Dallas\n<parameter=unit>\nC\n"

@@ -58,6 +58,8 @@ class Walk:
     # The ended parameters' trimmed values by name, in first-seen order (a repeated name
     # keeps its first position and its last value), with their JSON text.
     closed_values: ObjectText
+    # The open value holds a `</parameter>` read as text that ends it unless a later one does.
+    soft_end: bool = False
 
 
 # A partial walk's ended parameters never change as the body grows: the next walk of a
@@ -232,7 +234,8 @@ def _walk(
             counts = _nesting_counts(value, counted)
             calls, call_ends, functions, function_ends = counts[1]
             nested = calls > call_ends or functions > function_ends
-            walk = Walk(params, kind, start, nested, closed_values)
+            soft_end = paused is not None and paused[2] is not None
+            walk = Walk(params, kind, start, nested, closed_values, soft_end)
             return _Progress(walk, len(params) - 1, pos, paused, counts)
         params.append(Param(name, value, True))
         closed_values[name] = trim_value(value)

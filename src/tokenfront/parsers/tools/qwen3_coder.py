@@ -212,6 +212,9 @@ class Qwen3CoderToolParser(MarkupToolParser):
         walk = walk_params(_body(state) + marker, self._param_names(state["qn"]), final=False)
         if walk.tail == "none":
             return "structural"
+        if terminal == "FUNC_PREFIX" and walk.soft_end:
+            # the value ends at its `</parameter>` after all: a new call starts
+            return "structural"
         if terminal != "FUNC_END" or walk.nested_markup:
             return "text"
         return "hold"
