@@ -201,6 +201,16 @@ def _vec(text: str) -> dict[str, Any]:
             "Rome\n</parameter>\n</function>\n</tool_call>",
             [("get_weather", {"city": "Tokyo"}), ("get_weather", {"city": "Rome"})],
         ),
+        # A misspelled opener line naming a schema parameter not given yet ends the value
+        # before it; the misspelled parameter is lost (vLLM 0.33.0's answers, served).
+        *(
+            (
+                "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+                f"{opener}\nC\n</parameter>\n</function>\n</tool_call>",
+                [("get_weather", {"city": "Paris"})],
+            )
+            for opener in ("<parmeter=unit>", "ameter=unit>", "<,parameter=unit>", "<paramete\nr=unit>")
+        ),
         # Missing `</parameter>` before the next schema parameter.
         (
             "<tool_call>\n<function=get_weather>\n<parameter=city>Dallas\n<parameter=unit>\nC\n"

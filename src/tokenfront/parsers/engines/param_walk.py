@@ -13,7 +13,9 @@ parser tests (`tests/tool_parsers/test_qwen3_xml_coder_shared.py`):
   value only if a later `</parameter>` does end the value: when none does, or only a missing
   close tag would, the first such `</parameter>` ends it after all, as in vLLM 0.33.0 (X is
   then read as a parameter, the text after it dropped); a stream holds the value from there
-  until it knows;
+  until it knows. A line after it that reads as a misspelled opener of a schema parameter not
+  given yet (`<parmeter=days>`, `ameter=days>`) is structural too: the value ends there and
+  the misspelled parameter is lost, as in vLLM 0.33.0;
 * a line-start `<parameter=X>` outside nested literals, with X a parameter of the tool not yet
   given in this call, ends a value that never got its `</parameter>` (a missing close tag).
 
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import NamedTuple
+
+import regex
 
 from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.object_text import ObjectText
@@ -81,9 +85,12 @@ def _line_open(body: str, start: int, value_start: int) -> int:
     return -1
 
 
-def _follower(body: str, at: int, names: frozenset[str] | None, final: bool) -> str:
+def _follower(
+    body: str, at: int, names: frozenset[str] | None, final: bool, fresh: frozenset[str] = frozenset()
+) -> str:
     """Whether the `</parameter>` ending at `at` closes the value: close, literal, wait, or
-    undeclared (a `<parameter=X>` follows with X outside the schema)."""
+    undeclared (a `<parameter=X>` follows with X outside the schema). `fresh`: the schema's
+    parameters not given yet, which a misspelled opener (`<parmeter=days>`) may still name."""
     while at < len(body) and body[at] in _WS:
         at += 1
     undecided = "close" if final else "wait"
@@ -100,7 +107,18 @@ def _follower(body: str, at: int, names: frozenset[str] | None, final: bool) -> 
             return "close"
         if left < len(marker) and marker.startswith(body[at:]):
             return undecided
+    if fresh:
+        opener = _MISSPELLED_OPENER.match(body, at, partial=not final)
+        if opener is not None:
+            if opener.partial:
+                return "wait"
+            if opener.group(1) in fresh:
+                return "close"
     return "literal"
+
+
+# A damaged `<parameter=NAME>` line (`<parmeter=days>`, `ameter=unit>`, `<paramete\nr=x>`).
+_MISSPELLED_OPENER = regex.compile(r'<?[^<>=/"]{0,24}=([A-Za-z_][\w.-]*)>')
 
 
 # Where a scan of an unended value paused: its offset, nesting depth, and the first
@@ -162,7 +180,8 @@ def _value_end(
             depth -= 1
             i = after
             continue
-        verdict = _follower(body, after, names, final)
+        fresh = frozenset(n for n in names if n not in seen and n != current) if names else frozenset()
+        verdict = _follower(body, after, names, final, fresh)
         if verdict == "close":
             return "closed", close, after, (i, depth, None)
         if verdict == "wait":
