@@ -211,6 +211,12 @@ def _vec(text: str) -> dict[str, Any]:
             )
             for opener in ("<parmeter=unit>", "ameter=unit>", "<,parameter=unit>", "<paramete\nr=unit>")
         ),
+        # ... and a stray character before a whole opener: that parameter is read.
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            "}<parameter=unit>\nC\n</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": "Paris", "unit": "C"})],
+        ),
         # Missing `</parameter>` before the next schema parameter.
         (
             "<tool_call>\n<function=get_weather>\n<parameter=city>Dallas\n<parameter=unit>\nC\n"

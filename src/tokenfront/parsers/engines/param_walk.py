@@ -117,8 +117,11 @@ def _follower(
     return "literal"
 
 
-# A damaged `<parameter=NAME>` line (`<parmeter=days>`, `ameter=unit>`, `<paramete\nr=x>`).
-_MISSPELLED_OPENER = regex.compile(r'<?[^<>=/"]{0,24}=([A-Za-z_][\w.-]*)>')
+# A damaged `<parameter=NAME>` line (`<parmeter=days>`, `ameter=unit>`, `<paramete\nr=x>`,
+# `}<parameter=x>`).
+_MISSPELLED_OPENER = regex.compile(
+    r'(?:[^<>="/\n]{1,8}<parameter=|<?[^<>=/"]{0,24}=)([A-Za-z_][\w.-]*)>'
+)
 
 
 # Where a scan of an unended value paused: its offset, nesting depth, and the first
