@@ -217,6 +217,12 @@ def _vec(text: str) -> dict[str, Any]:
             "}<parameter=unit>\nC\n</parameter>\n</function>\n</tool_call>",
             [("get_weather", {"city": "Paris", "unit": "C"})],
         ),
+        # Whitespace before a parameter's name is dropped, after it kept (as vLLM 0.33.0).
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=\ncity>\nParis\n</parameter>\n"
+            "<parameter= unit >\nC\n</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": "Paris", "unit ": "C"})],
+        ),
         # Missing `</parameter>` before the next schema parameter.
         (
             "<tool_call>\n<function=get_weather>\n<parameter=city>Dallas\n<parameter=unit>\nC\n"

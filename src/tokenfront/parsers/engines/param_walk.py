@@ -71,6 +71,11 @@ class Walk:
 _last = LastRead()
 
 
+def _param_name(body: str, opener: int, gt: int) -> str:
+    """The name of the `<parameter=NAME>` at `opener` (vLLM 0.33.0 drops leading whitespace)."""
+    return body[opener + len(PARAM_START) : gt].lstrip()
+
+
 def _valid(name: str, names: frozenset[str] | None) -> bool:
     return names is None or name in names
 
@@ -101,7 +106,7 @@ def _follower(
         gt = body.find(">", at + len(PARAM_START))
         if gt == -1:
             return undecided
-        return "close" if _valid(body[at + len(PARAM_START) : gt], names) else "undeclared"
+        return "close" if _valid(_param_name(body, at, gt), names) else "undeclared"
     for marker in (PARAM_START, *STRUCTURAL_FOLLOWERS):
         if body.startswith(marker, at):
             return "close"
@@ -164,7 +169,7 @@ def _value_end(
                     return stop(opener)
                 i = opener + len(PARAM_START)
                 continue
-            name = body[opener + len(PARAM_START) : gt]
+            name = _param_name(body, opener, gt)
             if depth == 0 and _valid(name, names) and name not in seen and name != current:
                 if fallback is not None:  # a real `</parameter>` beats a missing one
                     return "closed", *fallback, (i, depth, None)
@@ -245,7 +250,7 @@ def _walk(
         gt = body.find(">", at + len(PARAM_START))
         if gt == -1:
             break
-        name = body[at + len(PARAM_START) : gt]
+        name = _param_name(body, at, gt)
         start = gt + 1
         kind, end, resume, paused = _value_end(
             body, start, name, names, closed_values, final, paused
