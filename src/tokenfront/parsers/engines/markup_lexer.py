@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from tokenfront.tokenization.vocab import vocab_size
+
 CONTENT = "__CONTENT__"
 DROP = "__DROP__"
 
@@ -126,8 +128,6 @@ class ScannerDecoding:
     def __init__(self, tokenizer: Any, table: LiteralTable) -> None:
         self.tokenizer = tokenizer
         self.table = table
-        from tokenfront.tokenization.vocab import vocab_size
-
         self.vocab_size = vocab_size(tokenizer)
 
     @cached_property

@@ -151,6 +151,8 @@ def _value_end(
     state is returned: the same scan of a longer body resumes there.
     """
     i, depth, fallback = (value_start, 0, None) if paused is None else paused
+    # the schema's parameters a misspelled opener after a `</parameter>` may still name
+    fresh = frozenset(n for n in names if n not in seen and n != current) if names else frozenset()
     opener = -2  # the first line-start `<parameter=` at or after i (-1: none; -2: not looked)
 
     def stop(at: int) -> tuple[str, int, int, Paused]:
@@ -188,7 +190,6 @@ def _value_end(
             depth -= 1
             i = after
             continue
-        fresh = frozenset(n for n in names if n not in seen and n != current) if names else frozenset()
         verdict = _follower(body, after, names, final, fresh)
         if verdict == "close":
             return "closed", close, after, (i, depth, None)

@@ -210,10 +210,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
         """A `</function>` / `<function=` in a call body: structural, text or hold."""
         marker = self.g.terminals[terminal]
         walk = walk_params(_body(state) + marker, self._param_names(state["qn"]), final=False)
-        if walk.tail == "none":
-            return "structural"
-        if terminal == "FUNC_PREFIX" and walk.soft_end:
-            # the value ends at its `</parameter>` after all: a new call starts
+        if walk.tail == "none" or (terminal == "FUNC_PREFIX" and walk.soft_end):
+            # every value ended, or one ends at a `</parameter>` read as text: a new call starts
             return "structural"
         if terminal != "FUNC_END" or walk.nested_markup:
             return "text"
