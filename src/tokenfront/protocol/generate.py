@@ -136,34 +136,29 @@ class GenerateLogProbs(BaseModel):
         return handler(value)
 
 
+def _exact_candidate(entry: Any) -> bool:
+    """A dict with an int `token_id`, a float `logprob` and, if present, an int or None `rank`."""
+    if (
+        type(entry) is not dict
+        or type(entry.get("token_id")) is not int
+        or type(entry.get("logprob")) is not float
+    ):
+        return False
+    rank = entry.get("rank")
+    return rank is None or type(rank) is int
+
+
 def _exact_positions(positions: list[Any]) -> bool:
-    """Whether every position is a dict with an int `token_id`, a float `logprob`, an int or
-    None `rank` if present, and if present a list `top_logprobs` of such candidates."""
+    """Whether every position is an exact candidate whose `top_logprobs`, if present, is a
+    list of exact candidates."""
     for entry in positions:
-        if (
-            type(entry) is not dict
-            or type(entry.get("token_id")) is not int
-            or type(entry.get("logprob")) is not float
-        ):
-            return False
-        rank = entry.get("rank")
-        if rank is not None and type(rank) is not int:
+        if not _exact_candidate(entry):
             return False
         if "top_logprobs" not in entry:
             continue
         tops = entry["top_logprobs"]
-        if type(tops) is not list:
+        if type(tops) is not list or not all(_exact_candidate(cand) for cand in tops):
             return False
-        for cand in tops:
-            if (
-                type(cand) is not dict
-                or type(cand.get("token_id")) is not int
-                or type(cand.get("logprob")) is not float
-            ):
-                return False
-            rank = cand.get("rank")
-            if rank is not None and type(rank) is not int:
-                return False
     return True
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokenfront.parsers.base import JSONState
+from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.xml_params import (
     E_ARGS,
     E_CALL_END,
@@ -22,33 +23,12 @@ from tokenfront.parsers.engines.xml_params import (
 
 
 def json_scan() -> dict[str, Any]:
-    return {"buf": "", "depth": 0, "str": False, "esc": False}
+    return {"buf": "", "depth": 0, "instr": False, "esc": False}
 
 
 def feed_json(scan: dict[str, Any], text: str) -> str:
     """Argument text that is safe to stream; a top-level closer stays in `scan["buf"]`."""
-    out: list[str] = []
-    for ch in text:
-        scan["buf"] += ch
-        if scan["esc"]:
-            scan["esc"] = False
-        elif scan["str"]:
-            if ch == "\\":
-                scan["esc"] = True
-            elif ch == '"':
-                scan["str"] = False
-        elif ch == '"':
-            scan["str"] = True
-        elif ch in "{[":
-            scan["depth"] += 1
-        elif ch in "}]":
-            if scan["depth"] > 0:
-                scan["depth"] -= 1
-            if scan["depth"] == 0:
-                continue
-        out.append(scan["buf"])
-        scan["buf"] = ""
-    return "".join(out)
+    return "".join([held_json_char(scan, ch, "buf") for ch in text])
 
 
 class JsonArgsMixin(MarkupToolParser):

@@ -360,6 +360,8 @@ def _merge_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _sort_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool results of a user turn follow the order of the preceding assistant's calls
+    (in place; the list is returned for chaining)."""
     order: dict[str, int] = {}
     for msg in messages:
         if msg.get("role") == "assistant" and msg.get("tool_calls"):

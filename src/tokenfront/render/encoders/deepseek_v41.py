@@ -30,6 +30,7 @@ from tokenfront.render.encoders.deepseek import (
     EncodingError,
     _json,
     _response_format,
+    _sort_tool_results,
 )
 
 SYSTEM = "<｜System｜>"
@@ -115,26 +116,6 @@ def _merge_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             merged.append(msg)
     return merged
-
-
-def _sort_tool_results(messages: list[dict[str, Any]]) -> None:
-    """Tool results of a user turn follow the order of the preceding assistant's calls."""
-    order: dict[str, int] = {}
-    for msg in messages:
-        if msg.get("role") == "assistant" and msg.get("tool_calls"):
-            order = {}
-            for i, call in enumerate(msg["tool_calls"]):
-                call_id = call.get("id") or call.get("function", {}).get("id", "")
-                if call_id:
-                    order[call_id] = i
-        elif msg.get("role") == "user" and msg.get("content_blocks"):
-            results = [b for b in msg["content_blocks"] if b.get("type") == "tool_result"]
-            if len(results) > 1 and order:
-                ranked = iter(sorted(results, key=lambda b: order.get(b.get("tool_use_id", ""), 0)))
-                msg["content_blocks"] = [
-                    next(ranked) if b.get("type") == "tool_result" else b
-                    for b in msg["content_blocks"]
-                ]
 
 
 def _opens_turn(messages: list[dict[str, Any]], i: int) -> bool:
