@@ -241,6 +241,43 @@ def test_one_shot_and_stream_agree(text: str, calls: list[tuple[str, Any]]) -> N
                 assert json.loads(raw or "") == want
 
 
+_NEXT_CALL = "<function=get_weather>\n<parameter=city>Rome</parameter>\n</function>\n</tool_call>"
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("text", "once", "stream"),
+    [
+        # A value that lost its `</parameter>`, then the call's `</tool_call>` and the next call:
+        # the value is dropped one-shot and streamed as far as the next `<function=`.
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>Tokyo</parameter>\n"
+            f"<parameter=unit>celsius\n</tool_call>\n<tool_call>\n{_NEXT_CALL}",
+            '{"city": "Tokyo"}',
+            '{"city": "Tokyo", "unit": "celsius\\n</tool_call>\\n<tool_call>',
+        ),
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>Tokyo</parameter>\n"
+            f"<parameter=unit>C</paramete/function>\n</tool_call>\n<tool_call>\n{_NEXT_CALL}",
+            '{"city": "Tokyo"}',
+            '{"city": "Tokyo", "unit": "C</paramete/function>\\n</tool_call>\\n<tool_call>',
+        ),
+        (
+            f"<tool_call>\n<function=get_weather>\n<parameter=city>Tokyo\n</tool_call>\n{_NEXT_CALL}",
+            "{}",
+            '{"city": "Tokyo\\n</tool_call>',
+        ),
+    ],
+)
+def test_call_closer_in_an_unended_value_lets_the_next_call_open(
+    text: str, once: str, stream: str
+) -> None:
+    # vLLM 0.33.0's served answers; before, the next call stayed text of the unended value
+    rome = ("get_weather", '{"city": "Rome"}')
+    assert one_shot(_vec(text))[-1] == [("get_weather", once), rome]
+    assert streamed(_vec(text))[-1] == [("get_weather", stream), rome]
+
+
 @needs_models
 def test_held_end_at_end_of_output_closes_the_call() -> None:
     text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>"

@@ -26,7 +26,7 @@ from tokenfront.parsers.engines.fences import (
 )
 from tokenfront.parsers.engines.last_read import LastDerived
 from tokenfront.parsers.engines.markup_lexer import DROP, flush_lexer
-from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
+from tokenfront.parsers.engines.param_walk import NestedParamCodec, Walk, walk_params
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_args import ArgCodec, EqualsParamCodec
 from tokenfront.parsers.engines.xml_params import (
@@ -113,8 +113,9 @@ class Qwen3CoderToolParser(MarkupToolParser):
     Deviations from vLLM 0.33.0 (docs/deviations.md), all from vLLM's parser tests:
 
     * tool markup inside a parameter value stays in the value (`param_walk`): a `</function>`
-      or `<function=` inside an unended value is text; a `</function>` in a value without
-      nested markup is held until what follows shows whether the value lost its close tag;
+      or `<function=` inside an unended value is text (not a `<function=` after a
+      `</tool_call>` the value holds unopened: that call is over); a `</function>` in a value
+      without nested markup is held until what follows shows whether the value lost its close tag;
     * tool markup inside a fenced code example in content stays content (`fences`);
     * a `<tool_call>` without a function keeps the content after it.
     """
@@ -210,12 +211,26 @@ class Qwen3CoderToolParser(MarkupToolParser):
         """A `</function>` / `<function=` in a call body: structural, text or hold."""
         marker = self.g.terminals[terminal]
         walk = walk_params(_body(state) + marker, self._param_names(state["qn"]), final=False)
-        if walk.tail == "none" or (terminal == "FUNC_PREFIX" and walk.soft_end):
-            # every value ended, or one ends at a `</parameter>` read as text: a new call starts
+        if walk.tail == "none" or (
+            terminal == "FUNC_PREFIX" and (walk.soft_end or self._closed_call(walk))
+        ):
+            # every value ended, or one ends at a `</parameter>` read as text or holds a
+            # call's closer: a new call starts
             return "structural"
         if terminal != "FUNC_END" or walk.nested_markup:
             return "text"
         return "hold"
+
+    def _closed_call(self, walk: Walk) -> bool:
+        """Whether the unended value holds the call wrapper's closer (`</tool_call>`) before
+        any opener of it: the call was over there, so a `<function=` after it opens the next
+        one, as vLLM 0.33.0 reads it (markup a value quotes opens before it closes)."""
+        value = walk.params[-1].value if walk.params else ""
+        closer = value.find(self.g.terminals["TOOL_END"])
+        if closer == -1:
+            return False
+        opener = value.find(self.g.terminals["TOOL_START"])
+        return opener == -1 or closer < opener
 
     def _after_held_end(self, state: JSONState, terminal: str, text: str) -> list[Event]:
         """The terminal after a held `</function>` (and whitespace) decides what it was."""
