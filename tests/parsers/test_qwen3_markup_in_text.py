@@ -279,6 +279,22 @@ def test_call_closer_in_an_unended_value_lets_the_next_call_open(
 
 
 @needs_models
+@pytest.mark.parametrize("between", ["functools", "\nSome words here.\n"])
+def test_function_end_then_text_in_an_unended_value_lets_the_next_call_open(between: str) -> None:
+    # vLLM 0.33.0 ends the call at the `</function>` (one-shot: the unended value dropped, the
+    # text after it too). The stream sent the `</function>` and the text as value text before
+    # the next `<function=` showed the call was over; the next call still streams.
+    text = (
+        f"<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>{between}"
+        f"<tool_call>\n{_NEXT_CALL}"
+    )
+    rome = ("get_weather", '{"city": "Rome"}')
+    assert one_shot(_vec(text))[-1] == [("get_weather", "{}"), rome]
+    calls = streamed(_vec(text))[-1]
+    assert [name for name, _ in calls] == ["get_weather", "get_weather"] and calls[1] == rome
+
+
+@needs_models
 def test_held_end_at_end_of_output_closes_the_call() -> None:
     text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>"
     assert one_shot(_vec(text))[-1] == [("get_weather", "{}")]  # as vLLM 0.33.0

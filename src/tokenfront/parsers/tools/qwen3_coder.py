@@ -114,8 +114,9 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     * tool markup inside a parameter value stays in the value (`param_walk`): a `</function>`
       or `<function=` inside an unended value is text (not a `<function=` after a
-      `</tool_call>` the value holds unopened: that call is over); a `</function>` in a value
-      without nested markup is held until what follows shows whether the value lost its close tag;
+      `</tool_call>` / `</function>` the value holds unopened: that call is over); a
+      `</function>` in a value without nested markup is held until what follows shows whether
+      the value lost its close tag;
     * tool markup inside a fenced code example in content stays content (`fences`);
     * a `<tool_call>` without a function keeps the content after it.
     """
@@ -222,15 +223,17 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return "hold"
 
     def _closed_call(self, walk: Walk) -> bool:
-        """Whether the unended value holds the call wrapper's closer (`</tool_call>`) before
-        any opener of it: the call was over there, so a `<function=` after it opens the next
-        one, as vLLM 0.33.0 reads it (markup a value quotes opens before it closes)."""
+        """Whether the unended value holds a call closer (`</tool_call>`, `</function>`) before
+        any opener of its kind: the call was over there, so a `<function=` after it opens the
+        next one, as vLLM 0.33.0 reads it (markup a value quotes opens before it closes)."""
         value = walk.params[-1].value if walk.params else ""
-        closer = value.find(self.g.terminals["TOOL_END"])
-        if closer == -1:
-            return False
-        opener = value.find(self.g.terminals["TOOL_START"])
-        return opener == -1 or closer < opener
+        for opener, closer in _CALL_PAIRS:
+            end = value.find(self.g.terminals[closer])
+            if end != -1:
+                start = value.find(self.g.terminals[opener])
+                if start == -1 or end < start:
+                    return True
+        return False
 
     def _after_held_end(self, state: JSONState, terminal: str, text: str) -> list[Event]:
         """The terminal after a held `</function>` (and whitespace) decides what it was."""
@@ -274,6 +277,8 @@ _CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
 _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
 # After a held `</function>`: these show the call really ended there.
 _CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})
+# Opener and closer terminals of a call: a closer with no opener before it ends the call.
+_CALL_PAIRS = (("TOOL_START", "TOOL_END"), ("FUNC_PREFIX", "FUNC_END"))
 
 
 # Attribute / spaced spellings of the call and parameter openers (`<function name="f">`,
