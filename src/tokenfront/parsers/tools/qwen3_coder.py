@@ -213,7 +213,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
         marker = self.g.terminals[terminal]
         walk = walk_params(_body(state) + marker, self._param_names(state["qn"]), final=False)
         if walk.tail == "none" or (
-            terminal == "FUNC_PREFIX" and (walk.soft_end or self._closed_call(walk))
+            terminal == "FUNC_PREFIX" and (walk.soft_end or self._closed_call(state, walk))
         ):
             # every value ended, or one ends at a `</parameter>` read as text or holds a
             # call's closer: a new call starts
@@ -222,17 +222,27 @@ class Qwen3CoderToolParser(MarkupToolParser):
             return "text"
         return "hold"
 
-    def _closed_call(self, walk: Walk) -> bool:
+    def _closed_call(self, state: JSONState, walk: Walk) -> bool:
         """Whether the unended value holds a call closer (`</tool_call>`, `</function>`) before
         any opener of its kind: the call was over there, so a `<function=` after it opens the
-        next one, as vLLM 0.33.0 reads it (markup a value quotes opens before it closes)."""
-        value = walk.params[-1].value if walk.params else ""
-        for opener, closer in _CALL_PAIRS:
-            end = value.find(self.g.terminals[closer])
-            if end != -1:
-                start = value.find(self.g.terminals[opener])
-                if start == -1 or end < start:
-                    return True
+        next one, as vLLM 0.33.0 reads it (markup a value quotes opens before it closes).
+
+        The first offsets of the four markers in the value are kept in `state["cm"]` (with the
+        value's start and the length searched), so each `<function=` searches only new text."""
+        if not walk.params:
+            return False
+        value = walk.params[-1].value
+        found = state.get("cm")
+        if found is None or found[0] != walk.value_start or found[1] > len(value):
+            found = state["cm"] = [walk.value_start, 0, *([-1] * len(_CALL_MARKUP))]
+        for i, terminal in enumerate(_CALL_MARKUP):
+            if found[2 + i] == -1:
+                text = self.g.terminals[terminal]
+                found[2 + i] = value.find(text, max(0, found[1] - len(text) + 1))
+        found[1] = len(value)
+        for opener, closer in ((2, 3), (4, 5)):
+            if found[closer] != -1 and (found[opener] == -1 or found[closer] < found[opener]):
+                return True
         return False
 
     def _after_held_end(self, state: JSONState, terminal: str, text: str) -> list[Event]:
@@ -277,8 +287,8 @@ _CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
 _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
 # After a held `</function>`: these show the call really ended there.
 _CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})
-# Opener and closer terminals of a call: a closer with no opener before it ends the call.
-_CALL_PAIRS = (("TOOL_START", "TOOL_END"), ("FUNC_PREFIX", "FUNC_END"))
+# A call's openers and closers, in pairs: a closer with no opener before it ends the call.
+_CALL_MARKUP = ("TOOL_START", "TOOL_END", "FUNC_PREFIX", "FUNC_END")
 
 
 # Attribute / spaced spellings of the call and parameter openers (`<function name="f">`,
@@ -422,3 +432,4 @@ def _body(state: JSONState) -> str:
 def _clear_body(state: JSONState) -> None:
     state["qb"] = ""
     state["qp"] = []
+    state.pop("cm", None)
