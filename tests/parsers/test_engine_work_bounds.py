@@ -171,13 +171,13 @@ def test_an_open_value_counts_its_nesting_markup_once_per_character(
     # each `</function>` inside a value re-walks the body and counted the nesting markup
     # (`<tool_call>`, `<function=` ...) of the whole open value again
     scanned = [0]
-    original = param_walk._nesting_counts
+    original = param_walk._markup_counts
 
-    def counted(value: str, known: Any) -> Any:
-        scanned[0] += len(value) - (known[0] if known is not None else 0)
-        return original(value, known)
+    def counted(value: str, markup: Any, known: Any) -> Any:
+        scanned[0] += len(value) - (known.length if known is not None else 0)
+        return original(value, markup, known)
 
-    monkeypatch.setattr(param_walk, "_nesting_counts", counted)
+    monkeypatch.setattr(param_walk, "_markup_counts", counted)
     value = "</function>x <tool_call>x </tool_call>x " * 1000
     text = f"<tool_call>\n<function=f>\n<parameter=a>\n{value}\n</parameter>\n</function>"
     result = xml_support.make("qwen3_coder", model="qwen3").extract_tool_calls(text)

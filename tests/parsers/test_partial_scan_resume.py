@@ -27,7 +27,7 @@ JSON_ALPHABET = ("{", "}", "[", "]", '"', "\\", '\\"', ",", ", ", ":", ": ", "1"
 
 
 def _fresh_walk(body: str, names: frozenset[str] | None) -> param_walk.Walk:
-    return param_walk._walk(body, names, False, [], ObjectText(), 0).walk
+    return param_walk._walk(body, names, param_walk.QWEN_CALL_MARKUP, False, [], ObjectText(), 0).walk
 
 
 def _fresh_prefix(text: str, keys: list[str] | None) -> tuple[str, bool]:

@@ -14,7 +14,7 @@ import pytest
 from vllm_vectors_run import needs_models, one_shot, streamed
 
 from tokenfront.parsers.engines.fences import feed_fences, in_fence, new_fence_state
-from tokenfront.parsers.engines.param_walk import NestedParamCodec, walk_params
+from tokenfront.parsers.engines.param_walk import CallMarkup, NestedParamCodec, walk_params
 
 NAMES = frozenset({"path", "content"})
 
@@ -95,6 +95,38 @@ def test_unclosed_value_is_dropped_from_a_complete_body() -> None:
 def test_nested_markup_flag() -> None:
     walk = walk_params("<parameter=content>\n<tool_call>\n<function=f>\n", NAMES, final=False)
     assert walk.tail == "open" and walk.nested_markup
+
+
+SEED = CallMarkup("<seed:tool_call>", "</seed:tool_call>")
+
+
+def test_the_walk_reads_the_call_markup_it_is_given() -> None:
+    body = "<parameter=content>\n<seed:tool_call>\n"
+    assert walk_params(body, NAMES, final=False, markup=SEED).nested_markup
+    assert not walk_params(body, NAMES, final=False).nested_markup
+    # a value closed before the wrapper's closer ends there
+    body = "<parameter=content>\nx\n</parameter>\n</seed:tool_call>"
+    assert walk_params(body, NAMES, final=False, markup=SEED).tail == "none"
+    assert walk_params(body, NAMES, final=False).tail == "stop"
+
+
+@pytest.mark.parametrize(
+    ("value", "closed"),
+    [
+        ("Paris\n</tool_call>\n", True),
+        ("Paris\n</function>\nfunctools", True),
+        ("<tool_call>\n<function=f>\n</function>\n</tool_call>\n", False),
+        ("<function=f>\n</function>\n</tool_call>\n", True),
+        ("Paris", False),
+    ],
+)
+def test_a_call_closer_before_its_opener_in_an_open_value(value: str, closed: bool) -> None:
+    body = "<parameter=content>\n" + value
+    assert walk_params(body, NAMES, final=False).closed_call is closed
+    # the same read in pieces: the first offsets resume with the value
+    for cut in range(len(body) + 1):
+        walk_params(body[:cut], NAMES, final=False)
+    assert walk_params(body, NAMES, final=False).closed_call is closed
 
 
 def _fence(text: str) -> bool:

@@ -37,9 +37,24 @@ from tokenfront.parsers.engines.xml_args import EqualsParamCodec, OpenValue, _en
 
 PARAM_START = "<parameter="
 PARAM_END = "</parameter>"
-# What may follow a value's real `</parameter>` (besides a schema parameter).
-STRUCTURAL_FOLLOWERS = ("</function>", "</tool_call>", "<function=")
 _WS = " \t\r\n"
+
+
+class CallMarkup(NamedTuple):
+    """The markup around a call body: the call wrapper and the function tags."""
+
+    call_start: str = "<tool_call>"
+    call_end: str = "</tool_call>"
+    function_start: str = "<function="
+    function_end: str = "</function>"
+
+    @property
+    def followers(self) -> tuple[str, ...]:
+        """What may follow a value's real `</parameter>` (besides a schema parameter)."""
+        return self.function_end, self.call_end, self.function_start
+
+
+QWEN_CALL_MARKUP = CallMarkup()
 
 
 @dataclass(frozen=True)
@@ -47,6 +62,8 @@ class Param:
     name: str
     value: str  # raw value text after `>` (not trimmed)
     closed: bool
+    # ended by the next parameter's opener, not by its own `</parameter>`
+    implicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +81,9 @@ class Walk:
     closed_values: ObjectText
     # The open value holds a `</parameter>` read as text that ends it unless a later one does.
     soft_end: bool = False
+    # The open value holds a call closer (`</tool_call>`, `</function>`) before any opener of
+    # its kind: the call was over there.
+    closed_call: bool = False
 
 
 # A partial walk's ended parameters never change as the body grows: the next walk of a
@@ -91,7 +111,12 @@ def _line_open(body: str, start: int, value_start: int) -> int:
 
 
 def _follower(
-    body: str, at: int, names: frozenset[str] | None, final: bool, fresh: frozenset[str] = frozenset()
+    body: str,
+    at: int,
+    names: frozenset[str] | None,
+    final: bool,
+    followers: tuple[str, ...],
+    fresh: frozenset[str] = frozenset(),
 ) -> str:
     """Whether the `</parameter>` ending at `at` closes the value: close, literal, wait, or
     undeclared (a `<parameter=X>` follows with X outside the schema). `fresh`: the schema's
@@ -107,7 +132,7 @@ def _follower(
         if gt == -1:
             return undecided
         return "close" if _valid(_param_name(body, at, gt), names) else "undeclared"
-    for marker in (PARAM_START, *STRUCTURAL_FOLLOWERS):
+    for marker in (PARAM_START, *followers):
         if body.startswith(marker, at):
             return "close"
         if left < len(marker) and marker.startswith(body[at:]):
@@ -141,6 +166,7 @@ def _value_end(
     names: frozenset[str] | None,
     seen: ObjectText,
     final: bool,
+    followers: tuple[str, ...],
     paused: Paused | None = None,
 ) -> tuple[str, int, int, Paused]:
     """How the value starting at `value_start` ends: (kind, end, resume offset, where the
@@ -190,7 +216,7 @@ def _value_end(
             depth -= 1
             i = after
             continue
-        verdict = _follower(body, after, names, final, fresh)
+        verdict = _follower(body, after, names, final, followers, fresh)
         if verdict == "close":
             return "closed", close, after, (i, depth, None)
         if verdict == "wait":
@@ -200,25 +226,40 @@ def _value_end(
         i = after
 
 
-def walk_params(body: str, names: frozenset[str] | None, final: bool) -> Walk:
+def walk_params(
+    body: str,
+    names: frozenset[str] | None,
+    final: bool,
+    markup: CallMarkup = QWEN_CALL_MARKUP,
+) -> Walk:
     """Split a call body (the text after `<function=NAME>`) into its parameters.
 
     `names`: the tool's parameter names (None: unknown, any name counts). `final`: the body
-    is complete (its end closes an undecided value), else it may still grow.
+    is complete (its end closes an undecided value), else it may still grow. `markup`: the
+    call markup around the body.
     """
     if final:
-        return _walk(body, names, True, [], ObjectText(), 0).walk
-    last: _Progress | None = _last.resumable(names, body)
+        return _walk(body, names, markup, True, [], ObjectText(), 0).walk
+    reader = (names, markup)
+    last: _Progress | None = _last.resumable(reader, body)
     if last is None:
-        found = _walk(body, names, False, [], ObjectText(), 0)
+        found = _walk(body, names, markup, False, [], ObjectText(), 0)
     elif len(body) == len(_last.text):
         return last.walk
     else:
         params, closed_values = last.walk.params[: last.ended], last.walk.closed_values.copy()
         found = _walk(
-            body, names, False, params, closed_values, last.resume, last.paused, last.counted
+            body,
+            names,
+            markup,
+            False,
+            params,
+            closed_values,
+            last.resume,
+            last.paused,
+            last.counted,
         )
-    _last.keep(names, body, found)
+    _last.keep(reader, body, found)
     return found.walk
 
 
@@ -229,12 +270,13 @@ class _Progress(NamedTuple):
     ended: int  # how many of its parameters ended
     resume: int  # the offset after the last that did
     paused: Paused | None  # where the scan of the unended value paused
-    counted: Counted | None  # the unended value's nesting markup counted so far
+    counted: Counted | None  # the unended value's call markup counted so far
 
 
 def _walk(
     body: str,
     names: frozenset[str] | None,
+    markup: CallMarkup,
     final: bool,
     params: list[Param],
     closed_values: ObjectText,
@@ -254,36 +296,66 @@ def _walk(
         name = _param_name(body, at, gt)
         start = gt + 1
         kind, end, resume, paused = _value_end(
-            body, start, name, names, closed_values, final, paused
+            body, start, name, names, closed_values, final, markup.followers, paused
         )
         value = body[start:end]
         if kind in ("open", "stop"):
             params.append(Param(name, value, False))
-            counts = _nesting_counts(value, counted)
-            calls, call_ends, functions, function_ends = counts[1]
-            nested = calls > call_ends or functions > function_ends
+            counts = _markup_counts(value, markup, counted)
             soft_end = paused is not None and paused[2] is not None
-            walk = Walk(params, kind, start, nested, closed_values, soft_end)
+            walk = Walk(
+                params, kind, start, counts.nested, closed_values, soft_end, counts.closed_call
+            )
             return _Progress(walk, len(params) - 1, pos, paused, counts)
-        params.append(Param(name, value, True))
+        params.append(Param(name, value, True, kind == "implicit"))
         closed_values[name] = trim_value(value)
         pos, paused, counted = resume, None, None
     return _Progress(Walk(params, "none", -1, False, closed_values), len(params), pos, None, None)
 
 
-# An open value's length and its counts of `_NESTING` texts: a longer reading of the same
-# value (values only grow) counts only what its new end can hold.
-Counted = tuple[int, tuple[int, ...]]
-_NESTING = ("<tool_call>", "</tool_call>", "<function=", "</function>")
+class Counted(NamedTuple):
+    """An open value's call markup (in `CallMarkup` order) counted so far, with the first
+    offset of each (-1: none yet): a longer reading of the same value (values only grow)
+    looks only at what its new end can hold."""
+
+    length: int
+    counts: tuple[int, ...]
+    firsts: tuple[int, ...]
+
+    @property
+    def nested(self) -> bool:
+        """Literal `<tool_call>` / `<function=` in the value not closed again."""
+        calls, call_ends, functions, function_ends = self.counts
+        return calls > call_ends or functions > function_ends
+
+    @property
+    def closed_call(self) -> bool:
+        """A closer before any opener of its kind."""
+        call, call_end, function, function_end = self.firsts
+        return any(
+            closer != -1 and (opener == -1 or closer < opener)
+            for opener, closer in ((call, call_end), (function, function_end))
+        )
 
 
-def _nesting_counts(value: str, counted: Counted | None) -> Counted:
-    if counted is None or counted[0] > len(value):
-        return len(value), tuple(value.count(text) for text in _NESTING)
-    known, counts = counted
-    return len(value), tuple(
-        n + value.count(text, max(0, known - len(text) + 1))
-        for n, text in zip(counts, _NESTING, strict=True)
+def _markup_counts(value: str, markup: CallMarkup, counted: Counted | None) -> Counted:
+    if counted is None or counted.length > len(value):
+        return Counted(
+            len(value),
+            tuple(value.count(text) for text in markup),
+            tuple(value.find(text) for text in markup),
+        )
+    known = counted.length
+    return Counted(
+        len(value),
+        tuple(
+            n + value.count(text, max(0, known - len(text) + 1))
+            for n, text in zip(counted.counts, markup, strict=True)
+        ),
+        tuple(
+            first if first != -1 else value.find(text, max(0, known - len(text) + 1))
+            for first, text in zip(counted.firsts, markup, strict=True)
+        ),
     )
 
 
@@ -301,18 +373,23 @@ class NestedParamCodec(EqualsParamCodec):
 
     Converts like `EqualsParamCodec` (values as strings, one wrapping newline trimmed, a
     value without its end dropped from a complete body), with value ends found by the
-    rules above; `names` are the tool's parameter names (None: unknown).
+    rules above; `names` are the tool's parameter names (None: unknown), `markup` the call
+    markup around a body.
     """
 
+    def __init__(self, markup: CallMarkup = QWEN_CALL_MARKUP) -> None:
+        super().__init__()
+        self.markup = markup
+
     def convert(self, raw: str, partial: bool, names: frozenset[str] | None = None) -> str:
-        walk = walk_params(raw, names, final=not partial)
+        walk = walk_params(raw, names, final=not partial, markup=self.markup)
         last = walk.params[-1] if walk.params else None
         if partial and last is not None and not last.closed and last.name:
             return walk.closed_values.text((last.name, trim_value(last.value)))
         return walk.closed_values.text()
 
     def open_value(self, raw: str, names: frozenset[str] | None = None) -> OpenValue | None:
-        walk = walk_params(raw, names, final=False)
+        walk = walk_params(raw, names, final=False, markup=self.markup)
         if walk.tail != "open" or not walk.params:
             return None
         last = walk.params[-1]

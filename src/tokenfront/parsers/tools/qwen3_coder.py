@@ -26,7 +26,7 @@ from tokenfront.parsers.engines.fences import (
 )
 from tokenfront.parsers.engines.last_read import LastDerived
 from tokenfront.parsers.engines.markup_lexer import DROP, flush_lexer
-from tokenfront.parsers.engines.param_walk import NestedParamCodec, Walk, walk_params
+from tokenfront.parsers.engines.param_walk import CallMarkup, NestedParamCodec, walk_params
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_args import ArgCodec, EqualsParamCodec
 from tokenfront.parsers.engines.xml_params import (
@@ -98,9 +98,8 @@ def function_markup_grammar(
     )  # fmt: skip
 
 
-_CODEC = NestedParamCodec()
 _names: LastDerived[frozenset[str]] = LastDerived(frozenset)  # a tool's parameter names
-QWEN3_CODER_CODEC = _CODEC  # shared with seed_oss (same grammar in vLLM)
+_CODEC = NestedParamCodec(CallMarkup("<tool_call>", "</tool_call>"))
 QWEN3_CODER = function_markup_grammar(
     "qwen3", ("<think>", "</think>"), ("<tool_call>", "</tool_call>"), _CODEC
 )
@@ -124,6 +123,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     name = "qwen3_coder"
     grammar = QWEN3_CODER
+    codec = _CODEC  # the grammar's, typed for the parameter names it takes
     supports_required_and_named = False  # structural-tag model in vLLM
     forced_json_unless_strict = True
     content_around_unnamed_calls = True
@@ -141,11 +141,11 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return _names.of(properties) if isinstance(properties, dict) and properties else None
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
-        converted = _CODEC.convert(raw, partial, self._param_names(name))
+        converted = self.codec.convert(raw, partial, self._param_names(name))
         return fix_qwen3_values(converted, self.tools, name)
 
     def open_value(self, slot: dict[str, Any]) -> dict[str, Any] | None:
-        return _CODEC.open_value(slot["args"], self._param_names(slot["name"]))
+        return self.codec.open_value(slot["args"], self._param_names(slot["name"]))
 
     # -- text and terminals -----------------------------------------------------------------
 
@@ -211,39 +211,17 @@ class Qwen3CoderToolParser(MarkupToolParser):
     def _body_exit(self, state: JSONState, terminal: str) -> str:
         """A `</function>` / `<function=` in a call body: structural, text or hold."""
         marker = self.g.terminals[terminal]
-        walk = walk_params(_body(state) + marker, self._param_names(state["qn"]), final=False)
+        names = self._param_names(state["qn"])
+        walk = walk_params(_body(state) + marker, names, final=False, markup=self.codec.markup)
         if walk.tail == "none" or (
-            terminal == "FUNC_PREFIX" and (walk.soft_end or self._closed_call(state, walk))
+            terminal == "FUNC_PREFIX" and (walk.soft_end or walk.closed_call)
         ):
             # every value ended, or one ends at a `</parameter>` read as text or holds a
-            # call's closer: a new call starts
+            # call's closer (the call was over there, as vLLM 0.33.0 reads it): a new call starts
             return "structural"
         if terminal != "FUNC_END" or walk.nested_markup:
             return "text"
         return "hold"
-
-    def _closed_call(self, state: JSONState, walk: Walk) -> bool:
-        """Whether the unended value holds a call closer (`</tool_call>`, `</function>`) before
-        any opener of its kind: the call was over there, so a `<function=` after it opens the
-        next one, as vLLM 0.33.0 reads it (markup a value quotes opens before it closes).
-
-        The first offsets of the four markers in the value are kept in `state["cm"]` (with the
-        value's start and the length searched), so each `<function=` searches only new text."""
-        if not walk.params:
-            return False
-        value = walk.params[-1].value
-        found = state.get("cm")
-        if found is None or found[0] != walk.value_start or found[1] > len(value):
-            found = state["cm"] = [walk.value_start, 0, *([-1] * len(_CALL_MARKUP))]
-        for i, terminal in enumerate(_CALL_MARKUP):
-            if found[2 + i] == -1:
-                text = self.g.terminals[terminal]
-                found[2 + i] = value.find(text, max(0, found[1] - len(text) + 1))
-        found[1] = len(value)
-        for opener, closer in ((2, 3), (4, 5)):
-            if found[closer] != -1 and (found[opener] == -1 or found[closer] < found[opener]):
-                return True
-        return False
 
     def _after_held_end(self, state: JSONState, terminal: str, text: str) -> list[Event]:
         """The terminal after a held `</function>` (and whitespace) decides what it was."""
@@ -287,8 +265,6 @@ _CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
 _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
 # After a held `</function>`: these show the call really ended there.
 _CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})
-# A call's openers and closers, in pairs: a closer with no opener before it ends the call.
-_CALL_MARKUP = ("TOOL_START", "TOOL_END", "FUNC_PREFIX", "FUNC_END")
 
 
 # Attribute / spaced spellings of the call and parameter openers (`<function name="f">`,
@@ -432,4 +408,3 @@ def _body(state: JSONState) -> str:
 def _clear_body(state: JSONState) -> None:
     state["qb"] = ""
     state["qp"] = []
-    state.pop("cm", None)

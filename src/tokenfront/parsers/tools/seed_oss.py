@@ -17,24 +17,22 @@ tests/tool_parsers/test_seed_oss_tool_parser.py (docs/deviations.md):
 from __future__ import annotations
 
 from tokenfront.parsers.base import ExtractedToolCalls, JSONState
+from tokenfront.parsers.engines.param_walk import CallMarkup, NestedParamCodec
 from tokenfront.parsers.engines.xml_params import S_CONTENT, Event
 from tokenfront.parsers.registry import tool_parser
-from tokenfront.parsers.tools.qwen3_coder import (
-    QWEN3_CODER_CODEC,
-    Qwen3CoderToolParser,
-    function_markup_grammar,
-)
+from tokenfront.parsers.tools.qwen3_coder import Qwen3CoderToolParser, function_markup_grammar
 
 THINK = ("<seed:think>", "</seed:think>")
-SEED_OSS = function_markup_grammar(
-    "seed_oss", THINK, ("<seed:tool_call>", "</seed:tool_call>"), QWEN3_CODER_CODEC
-)
+CALL = ("<seed:tool_call>", "</seed:tool_call>")
+_CODEC = NestedParamCodec(CallMarkup(*CALL))
+SEED_OSS = function_markup_grammar("seed_oss", THINK, CALL, _CODEC)
 
 
 @tool_parser("seed_oss")
 class SeedOssToolParser(Qwen3CoderToolParser):
     name = "seed_oss"
     grammar = SEED_OSS
+    codec = _CODEC
     supports_required_and_named = True  # vLLM 0.33.0 parses required / named itself
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
