@@ -178,6 +178,7 @@ TOOLS = [
 def _vec(text: str) -> dict[str, Any]:
     return {
         "parser": "qwen3_coder",
+        "source": "markup-in-text",
         "model_output": text,
         "tools": TOOLS,
         "request": {},
@@ -324,6 +325,89 @@ def test_function_end_then_text_in_an_unended_value_lets_the_next_call_open(betw
     assert one_shot(_vec(text))[-1] == [("get_weather", "{}"), rome]
     calls = streamed(_vec(text))[-1]
     assert [name for name, _ in calls] == ["get_weather", "get_weather"] and calls[1] == rome
+
+
+_WRAPPERS = {"qwen3_coder": "tool_call", "seed_oss": "seed:tool_call"}
+_SEARCH_AND_WRITE = [
+    *TOOLS,
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            },
+        },
+    },
+]
+
+
+@needs_models
+@pytest.mark.parametrize("parser", sorted(_WRAPPERS))
+@pytest.mark.parametrize(
+    ("fresh", "second"),
+    [
+        # the fresh call's first parameter repeats the cut one; the next ends the value
+        (
+            "<function=get_weather>\n<parameter=city>\nLondon\n</parameter>\n"
+            "<parameter=unit>\ncelsius\n</parameter>\n</function>\n</{w}>",
+            ("get_weather", '{"city": "London", "unit": "celsius"}'),
+        ),
+        # the value never ends
+        (
+            "<function=get_weather>\n<parameter=city>\nLondon\n</parameter>\n</function>\n</{w}>",
+            ("get_weather", '{"city": "London"}'),
+        ),
+    ],
+    ids=["ended-by-the-next-parameter", "never-ended"],
+)
+def test_a_cut_value_followed_by_a_fresh_call_opens_it(
+    parser: str, fresh: str, second: tuple[str, str]
+) -> None:
+    # vLLM 0.33.0's served answers: a `<function=` in a value that does not end with its own
+    # `</parameter>` opened a call (before, the fresh call stayed text of the value)
+    w = _WRAPPERS[parser]
+    text = f"<{w}>\n<function=get_weather>\n<parameter=city>\nParis<{w}>\n" + fresh.format(w=w)
+    vec = dict(_vec(text), parser=parser)
+    assert one_shot(vec)[-1] == [("get_weather", "{}"), second]
+    for chunking in ("1", "3", "all"):
+        cut = ("get_weather", '{"city": "Paris<' + w + ">")
+        assert streamed(vec, chunking)[-1] == [cut, second]
+
+
+@needs_models
+def test_a_bare_function_opener_in_an_unended_value_opens_a_call() -> None:
+    text = (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<function=search>\n"
+        "<parameter=query>\nramen\n</parameter>\n</function>\n</tool_call>"
+    )
+    vec = dict(_vec(text), tools=_SEARCH_AND_WRITE)
+    search = ("search", '{"query": "ramen"}')
+    assert one_shot(vec)[-1] == [("get_weather", "{}"), search]  # as vLLM 0.33.0
+    assert streamed(vec)[-1] == [("get_weather", '{"city": "Paris'), search]
+
+
+@needs_models
+def test_a_quoted_call_stays_in_a_value_that_ends_with_its_own_close() -> None:
+    # the stream holds the quoted call from its `<function=` until the value's end shows it
+    # was text (vLLM's test_content_with_full_nested_tool_call, the quote cut short)
+    quoted = "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n"
+    text = (
+        f"<tool_call>\n<function=write_file>\n<parameter=content>\nx = '''\n{quoted}'''\n"
+        "</parameter>\n<parameter=path>\nf.py\n</parameter>\n</function>\n</tool_call>"
+    )
+    want = [("write_file", {"content": f"x = '''\n{quoted}'''", "path": "f.py"})]
+    vec = dict(_vec(text), tools=_SEARCH_AND_WRITE)
+    for got in (one_shot(vec)[-1], *(streamed(vec, c)[-1] for c in ("1", "mix14", "all"))):
+        assert [(name, json.loads(raw or "")) for name, raw in got] == want
 
 
 @needs_models

@@ -26,7 +26,7 @@ from tokenfront.parsers.engines.fences import (
 )
 from tokenfront.parsers.engines.last_read import LastDerived
 from tokenfront.parsers.engines.markup_lexer import DROP, flush_lexer
-from tokenfront.parsers.engines.param_walk import CallMarkup, NestedParamCodec, walk_params
+from tokenfront.parsers.engines.param_walk import CallMarkup, NestedParamCodec, Walk, walk_params
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_args import ArgCodec, EqualsParamCodec
 from tokenfront.parsers.engines.xml_params import (
@@ -112,10 +112,11 @@ class Qwen3CoderToolParser(MarkupToolParser):
     Deviations from vLLM 0.33.0 (docs/deviations.md), all from vLLM's parser tests:
 
     * tool markup inside a parameter value stays in the value (`param_walk`): a `</function>`
-      or `<function=` inside an unended value is text (not a `<function=` after a
-      `</tool_call>` / `</function>` the value holds unopened: that call is over); a
-      `</function>` in a value without nested markup is held until what follows shows whether
-      the value lost its close tag;
+      inside an unended value is text, and so is a `<function=` when the value ends with its
+      own `</parameter>` (held until the value's end shows it; a `<function=` after a
+      `</tool_call>` / `</function>` the value holds unopened opens a call at once: that call
+      is over); a `</function>` in a value without nested markup is held until what follows
+      shows whether the value lost its close tag;
     * tool markup inside a fenced code example in content stays content (`fences`);
     * a `<tool_call>` without a function keeps the content after it.
     """
@@ -155,6 +156,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return events
 
     def _emit(self, state: JSONState, text: str) -> list[Event]:
+        if state.get("nh") is not None:
+            return self._hold_nested(state, "", text)
         held = state.get("fh")
         if held is not None and text:
             rest = text.lstrip(_WS)
@@ -173,6 +176,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return super()._emit(state, text)
 
     def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        if state.get("nh") is not None:
+            return self._hold_nested(state, terminal, text)
         st = state["st"]
         if state.get("fh") is not None and terminal != DROP:
             return self._after_held_end(state, terminal, text)
@@ -183,6 +188,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
             if verdict == "hold":
                 state["fh"] = [text, ""]
                 return []
+            if verdict == "nested":  # `_body_exit` opened the hold
+                return self._hold_nested(state, terminal, text)
         if st == S_CONTENT and terminal in _CALL_OPENERS and in_fence(state["fc"]):
             return self._emit(state, text)
         unterminated = (
@@ -208,20 +215,82 @@ class Qwen3CoderToolParser(MarkupToolParser):
             return [(E_NAME, _BAD_NAME, events[0][2] if events else state["ti"]), *events]
         return events
 
+    def _walk(self, state: JSONState, more: str, final: bool = False) -> tuple[str, Walk]:
+        """The open call's body with `more` text after it, split into its parameters."""
+        body = _body(state) + more
+        return body, walk_params(body, self._param_names(state["qn"]), final, self.codec.markup)
+
     def _body_exit(self, state: JSONState, terminal: str) -> str:
-        """A `</function>` / `<function=` in a call body: structural, text or hold."""
-        marker = self.g.terminals[terminal]
-        names = self._param_names(state["qn"])
-        walk = walk_params(_body(state) + marker, names, final=False, markup=self.codec.markup)
+        """A `</function>` / `<function=` in a call body: structural, text, hold (a
+        `</function>`) or nested (a `<function=` held until its value ends)."""
+        if state.pop("ns", False):
+            return "structural"  # a held `<function=` read again after its value ended
+        _, walk = self._walk(state, self.g.terminals[terminal])
         if walk.tail == "none" or (
             terminal == "FUNC_PREFIX" and (walk.soft_end or walk.closed_call)
         ):
             # every value ended, or one ends at a `</parameter>` read as text or holds a
             # call's closer (the call was over there, as vLLM 0.33.0 reads it): a new call starts
             return "structural"
-        if terminal != "FUNC_END" or walk.nested_markup:
-            return "text"
-        return "hold"
+        if terminal == "FUNC_PREFIX":
+            if state.get("nt") == walk.value_start:
+                return "text"
+            state["nh"] = {
+                "index": len(walk.params) - 1,  # the open value's
+                "start": walk.value_start,
+                "items": [],  # [terminal or "", text]
+                "n": 0,  # characters held
+                "last": "",  # the last terminal held
+                "next": 0,  # the characters held at which to look for the value's end again
+            }
+            return "nested"
+        return "text" if walk.nested_markup else "hold"
+
+    def _hold_nested(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        """Text and terminals after a `<function=` inside an unended value, held until the
+        value ends: with its own `</parameter>` the opener was text of the value (vLLM's
+        nested-markup tests); ended by the next parameter or never, it opened a call (as vLLM
+        0.33.0 reads it, e.g. a value cut off and followed at once by a fresh call).
+
+        The value's end is looked for at the terminals that can show it, each look costing a
+        walk of the body: looks grow sparser as the body grows, and after `_HOLD_LIMIT`
+        characters without an end the held text is read as the value's text."""
+        hold = state["nh"]
+        hold["items"].append([terminal, text])
+        hold["n"] += len(text)
+        after_name = terminal == "CLOSE_ANGLE" and hold["last"] == "PARAM_START"
+        if terminal:
+            hold["last"] = terminal
+        if hold["n"] >= _HOLD_LIMIT:
+            return self._release_nested(state, final=False, limit=True)
+        if (terminal in _NESTED_DECIDERS or after_name) and hold["n"] >= hold["next"]:
+            return self._release_nested(state, final=False)
+        return []
+
+    def _release_nested(self, state: JSONState, final: bool, limit: bool = False) -> list[Event]:
+        """Read the held text again once its value's end is known (at `final`: never)."""
+        hold = state["nh"]
+        body, walk = self._walk(state, "".join(text for _, text in hold["items"]), final)
+        value = walk.params[hold["index"]]
+        if value.closed:
+            as_text = not value.implicit
+        elif final or limit:
+            as_text = not final
+        else:
+            hold["next"] = hold["n"] + max(_HOLD_STEP, len(body) // 16)
+            return []
+        state["nh"] = None
+        if as_text:
+            state["nt"] = hold["start"]  # every `<function=` of this value is text
+        else:
+            state["ns"] = True
+        events: list[Event] = []
+        for terminal, text in hold["items"]:
+            if terminal:
+                events.extend(self._terminal(state, terminal, text))
+            else:
+                events.extend(self._emit(state, text))
+        return events
 
     def _after_held_end(self, state: JSONState, terminal: str, text: str) -> list[Event]:
         """The terminal after a held `</function>` (and whitespace) decides what it was."""
@@ -243,11 +312,19 @@ class Qwen3CoderToolParser(MarkupToolParser):
     def finish_events(self, state: JSONState) -> list[Event]:
         events = self._items(state, self.c.scanner.flush(state["scan"]))
         events.extend(self._lexemes(state, flush_lexer(self.c.table, state["lex"])))
+        events.extend(self._finish_held(state))
+        events.extend(super().finish_events(state))
+        return events
+
+    def _finish_held(self, state: JSONState) -> list[Event]:
+        """The output ended: what held text turned out to be."""
+        events: list[Event] = []
+        while state.get("nh") is not None:  # the value never ended
+            events.extend(self._release_nested(state, final=True))
         held = state.get("fh")
         if held is not None:  # the output ends after the `</function>`: it closed the call
             state["fh"] = None
             events.extend(self._end_call(state, held[0]))
-        events.extend(super().finish_events(state))
         return events
 
     def _accept_name(self, name: str) -> bool:
@@ -263,6 +340,11 @@ _WS = " \t\r\n"
 _BODY_EXITS = frozenset({"FUNC_END", "FUNC_PREFIX"})
 _CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
 _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
+# After a held `<function=`: the terminals that can show where its value ends (so can the
+# `>` of a `<parameter=`), the most characters held, the least between two looks.
+_NESTED_DECIDERS = frozenset({"FUNC_END", "FUNC_PREFIX", "TOOL_START", "TOOL_END"})
+_HOLD_LIMIT = 2048
+_HOLD_STEP = 32
 # After a held `</function>`: these show the call really ended there.
 _CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})
 
@@ -379,9 +461,17 @@ class Qwen3XmlToolParser(Qwen3CoderToolParser):
             return []
         return super()._terminal(state, terminal, text)
 
-    def finish_events(self, state: JSONState) -> list[Event]:
-        events = self._items(state, self.c.scanner.flush(state["scan"]))
-        events.extend(self._lexemes(state, flush_lexer(self.c.table, state["lex"])))
+    def _finish_held(self, state: JSONState) -> list[Event]:
+        events = self._flush_pending(state)
+        events.extend(super()._finish_held(state))  # may read text into a pending name again
+        events.extend(self._flush_pending(state))
+        if state["st"] == S_NAME and state["ti"] >= 0:
+            # test_abort_mid_function_tag: the name never got its `>`
+            events.append((E_NAME, _BAD_NAME, state["ti"]))
+        return events
+
+    def _flush_pending(self, state: JSONState) -> list[Event]:
+        events: list[Event] = []
         if state.get("pa") is not None:
             raw, state["pa"], state["pn"] = state["pn"], None, ""
             events.extend(super()._emit(state, raw))
@@ -389,10 +479,6 @@ class Qwen3XmlToolParser(Qwen3CoderToolParser):
         if pending is not None:  # test_tool_call_pending_truncated_stream: text after all
             state["po"] = None
             events.extend(super()._emit(state, pending))
-        if state["st"] == S_NAME and state["ti"] >= 0:
-            # test_abort_mid_function_tag: the name never got its `>`
-            events.append((E_NAME, _BAD_NAME, state["ti"]))
-        events.extend(super().finish_events(state))
         return events
 
 
@@ -408,3 +494,4 @@ def _body(state: JSONState) -> str:
 def _clear_body(state: JSONState) -> None:
     state["qb"] = ""
     state["qp"] = []
+    state["nt"] = None
