@@ -147,12 +147,12 @@ def test_one_chunk_converts_a_run_of_argument_pieces_once(
     assert converted[0] <= 3
 
 
-def test_closers_inside_one_value_look_for_a_line_start_opener_once_per_walk(
+def test_closers_inside_one_value_look_for_an_opener_once_per_walk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # a value holding many literal `</parameter>` texts: the next line-start `<parameter=`
-    # was searched for (to the end of the body) after each of them
-    lookups = _count_function_calls(monkeypatch, param_walk, "_line_open")
+    # a value holding many literal `</parameter>` texts: the next `<parameter=` was searched
+    # for (to the end of the body) after each of them
+    lookups = _count_function_calls(monkeypatch, param_walk, "_next_opener")
     value = "x</parameter>y" * 2000
     call = f"<function=f>\n<parameter=a>\n{value}\n</parameter>\n</function>"
     text = f"<tool_call>\n{call}\n</tool_call>"
@@ -165,19 +165,19 @@ def test_closers_inside_one_value_look_for_a_line_start_opener_once_per_walk(
     assert lookups[0] < 40
 
 
-def test_an_open_value_counts_its_nesting_markup_once_per_character(
+def test_an_open_value_looks_for_its_call_markup_once_per_character(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # each `</function>` inside a value re-walks the body and counted the nesting markup
-    # (`<tool_call>`, `<function=` ...) of the whole open value again
+    # each `</function>` inside a value re-walks the body and looked for the call markup
+    # (`<tool_call>`, `<function=` ...) in the whole open value again
     scanned = [0]
-    original = param_walk._markup_counts
+    original = param_walk._first_markup
 
     def counted(value: str, markup: Any, known: Any) -> Any:
         scanned[0] += len(value) - (known.length if known is not None else 0)
         return original(value, markup, known)
 
-    monkeypatch.setattr(param_walk, "_markup_counts", counted)
+    monkeypatch.setattr(param_walk, "_first_markup", counted)
     value = "</function>x <tool_call>x </tool_call>x " * 1000
     text = f"<tool_call>\n<function=f>\n<parameter=a>\n{value}\n</parameter>\n</function>"
     result = xml_support.make("qwen3_coder", model="qwen3").extract_tool_calls(text)

@@ -62,6 +62,17 @@ def test_missing_close_ends_at_an_unseen_schema_parameter() -> None:
     assert _values(body) == {"path": "x", "content": "y"}
 
 
+def test_an_opener_within_a_line_ends_a_value_only_for_a_fresh_schema_parameter() -> None:
+    body = "<parameter=path>\nx <parameter=path> y <parameter=zz> z<parameter=content>\nc\n"
+    assert _values(body + "</parameter>\n") == {
+        "path": "x <parameter=path> y <parameter=zz> z",
+        "content": "c",
+    }
+    # cut off inside such an opener's name: undecided only while it may still name one
+    assert walk_params("<parameter=path>\nx <parameter=con", NAMES, final=False).tail == "stop"
+    assert walk_params("<parameter=path>\nx <parameter=zz", NAMES, final=False).tail == "open"
+
+
 def test_close_followed_by_text_is_text() -> None:
     assert _values('<parameter=content>\n"</parameter>",\n</parameter>\n') == {
         "content": '"</parameter>",'
@@ -92,18 +103,13 @@ def test_unclosed_value_is_dropped_from_a_complete_body() -> None:
     assert _values("<parameter=path>\nx\n", final=False) == {"path": "x"}
 
 
-def test_nested_markup_flag() -> None:
-    walk = walk_params("<parameter=content>\n<tool_call>\n<function=f>\n", NAMES, final=False)
-    assert walk.tail == "open" and walk.nested_markup
-
-
 SEED = CallMarkup("<seed:tool_call>", "</seed:tool_call>")
 
 
 def test_the_walk_reads_the_call_markup_it_is_given() -> None:
-    body = "<parameter=content>\n<seed:tool_call>\n"
-    assert walk_params(body, NAMES, final=False, markup=SEED).nested_markup
-    assert not walk_params(body, NAMES, final=False).nested_markup
+    body = "<parameter=content>\nx\n</seed:tool_call>\n"
+    assert walk_params(body, NAMES, final=False, markup=SEED).closed_call
+    assert not walk_params(body, NAMES, final=False).closed_call
     # a value closed before the wrapper's closer ends there
     body = "<parameter=content>\nx\n</parameter>\n</seed:tool_call>"
     assert walk_params(body, NAMES, final=False, markup=SEED).tail == "none"
@@ -262,6 +268,12 @@ def _vec(text: str) -> dict[str, Any]:
             "</parameter>\n</function>\n</tool_call>",
             [("get_weather", {"city": "Dallas", "unit": "C"})],
         ),
+        # ... or a damaged close glued to it (vLLM 0.33.0's answer, served).
+        (
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</paramete"
+            "<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+            [("get_weather", {"city": "Paris\n</paramete", "unit": "celsius"})],
+        ),
     ],
 )
 def test_one_shot_and_stream_agree(text: str, calls: list[tuple[str, Any]]) -> None:
@@ -315,16 +327,16 @@ def test_call_closer_in_an_unended_value_lets_the_next_call_open(
 @pytest.mark.parametrize("between", ["functools", "\nSome words here.\n"])
 def test_function_end_then_text_in_an_unended_value_lets_the_next_call_open(between: str) -> None:
     # vLLM 0.33.0 ends the call at the `</function>` (one-shot: the unended value dropped, the
-    # text after it too). The stream sent the `</function>` and the text as value text before
-    # the next `<function=` showed the call was over; the next call still streams.
+    # text after it too; streamed: the value as far as the `</function>`). The stream holds
+    # the `</function>` and the text until the next `<function=` shows the call was over.
     text = (
         f"<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>{between}"
         f"<tool_call>\n{_NEXT_CALL}"
     )
     rome = ("get_weather", '{"city": "Rome"}')
     assert one_shot(_vec(text))[-1] == [("get_weather", "{}"), rome]
-    calls = streamed(_vec(text))[-1]
-    assert [name for name, _ in calls] == ["get_weather", "get_weather"] and calls[1] == rome
+    for chunking in ("1", "3", "all"):
+        assert streamed(_vec(text), chunking)[-1] == [("get_weather", '{"city": "Paris'), rome]
 
 
 _WRAPPERS = {"qwen3_coder": "tool_call", "seed_oss": "seed:tool_call"}

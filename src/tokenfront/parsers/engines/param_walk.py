@@ -16,12 +16,14 @@ parser tests (`tests/tool_parsers/test_qwen3_xml_coder_shared.py`):
   until it knows. A line after it that reads as a misspelled opener of a schema parameter not
   given yet (`<parmeter=days>`, `ameter=days>`) is structural too: the value ends there and
   the misspelled parameter is lost, as in vLLM 0.33.0;
-* a line-start `<parameter=X>` outside nested literals, with X a parameter of the tool not yet
-  given in this call, ends a value that never got its `</parameter>` (a missing close tag).
+* a `<parameter=X>` outside nested literals, with X a parameter of the tool not yet given in
+  this call, ends a value that never got its `</parameter>` (a missing close tag), at a line
+  start or within a line (`</paramete<parameter=unit>`: as vLLM 0.33.0); any other
+  `<parameter=` within a line is text.
 
 Cut-off text is walked conservatively: a `</parameter>` whose follower is not complete yet, or
-a line-start `<parameter=` whose name is not complete yet, stops the walk there, so the
-values read so far only ever grow.
+a `<parameter=` whose name is not complete yet (within a line: only one that may still name
+such an X), stops the walk there, so the values read so far only ever grow.
 """
 
 from __future__ import annotations
@@ -74,8 +76,6 @@ class Walk:
     tail: str
     # Offset in the body where an unended value's text starts.
     value_start: int
-    # Literal `<tool_call>` / `<function=` in the open value not closed again.
-    nested_markup: bool
     # The ended parameters' trimmed values by name, in first-seen order (a repeated name
     # keeps its first position and its last value), with their JSON text.
     closed_values: ObjectText
@@ -100,14 +100,14 @@ def _valid(name: str, names: frozenset[str] | None) -> bool:
     return names is None or name in names
 
 
-def _line_open(body: str, start: int, value_start: int) -> int:
-    """The next `<parameter=` at or after `start` that begins a line of the value."""
-    at = body.find(PARAM_START, start)
-    while at != -1:
-        if at == value_start or body[at - 1] == "\n":
-            return at
-        at = body.find(PARAM_START, at + 1)
-    return -1
+def _next_opener(body: str, start: int) -> int:
+    return body.find(PARAM_START, start)
+
+
+def _could_name(partial: str, fresh: frozenset[str], names: frozenset[str] | None) -> bool:
+    """Whether a `<parameter=` cut off after `partial` may still name a fresh parameter."""
+    partial = partial.lstrip()
+    return names is None or any(name.startswith(partial) for name in fresh)
 
 
 def _follower(
@@ -179,7 +179,7 @@ def _value_end(
     i, depth, fallback = (value_start, 0, None) if paused is None else paused
     # the schema's parameters a misspelled opener after a `</parameter>` may still name
     fresh = frozenset(n for n in names if n not in seen and n != current) if names else frozenset()
-    opener = -2  # the first line-start `<parameter=` at or after i (-1: none; -2: not looked)
+    opener = -2  # the first `<parameter=` at or after i (-1: none; -2: not looked)
 
     def stop(at: int) -> tuple[str, int, int, Paused]:
         # undecided from a kept `</parameter>` on, if any: the text after it may not be value
@@ -189,11 +189,13 @@ def _value_end(
     while True:
         close = body.find(PARAM_END, i)
         if opener == -2 or -1 < opener < i:
-            opener = _line_open(body, i, value_start)
+            opener = _next_opener(body, i)
         if opener != -1 and (close == -1 or opener < close):
+            line_start = opener == value_start or body[opener - 1] == "\n"
             gt = body.find(">", opener + len(PARAM_START))
             if gt == -1:
-                if not final:
+                partial = body[opener + len(PARAM_START) :]
+                if not final and (line_start or _could_name(partial, fresh, names)):
                     return stop(opener)
                 i = opener + len(PARAM_START)
                 continue
@@ -202,8 +204,11 @@ def _value_end(
                 if fallback is not None:  # a real `</parameter>` beats a missing one
                     return "closed", *fallback, (i, depth, None)
                 return "implicit", opener, opener, (i, depth, None)
-            depth += 1
-            i = gt + 1
+            if line_start:  # a nested literal, closed by the next `</parameter>`
+                depth += 1
+                i = gt + 1
+            else:  # text
+                i = opener + len(PARAM_START)
             continue
         if close == -1:
             if fallback is not None:
@@ -270,7 +275,7 @@ class _Progress(NamedTuple):
     ended: int  # how many of its parameters ended
     resume: int  # the offset after the last that did
     paused: Paused | None  # where the scan of the unended value paused
-    counted: Counted | None  # the unended value's call markup counted so far
+    counted: Counted | None  # the unended value's call markup found so far
 
 
 def _walk(
@@ -301,32 +306,23 @@ def _walk(
         value = body[start:end]
         if kind in ("open", "stop"):
             params.append(Param(name, value, False))
-            counts = _markup_counts(value, markup, counted)
+            firsts = _first_markup(value, markup, counted)
             soft_end = paused is not None and paused[2] is not None
-            walk = Walk(
-                params, kind, start, counts.nested, closed_values, soft_end, counts.closed_call
-            )
-            return _Progress(walk, len(params) - 1, pos, paused, counts)
+            walk = Walk(params, kind, start, closed_values, soft_end, firsts.closed_call)
+            return _Progress(walk, len(params) - 1, pos, paused, firsts)
         params.append(Param(name, value, True, kind == "implicit"))
         closed_values[name] = trim_value(value)
         pos, paused, counted = resume, None, None
-    return _Progress(Walk(params, "none", -1, False, closed_values), len(params), pos, None, None)
+    return _Progress(Walk(params, "none", -1, closed_values), len(params), pos, None, None)
 
 
 class Counted(NamedTuple):
-    """An open value's call markup (in `CallMarkup` order) counted so far, with the first
-    offset of each (-1: none yet): a longer reading of the same value (values only grow)
-    looks only at what its new end can hold."""
+    """The first offset of each call marker (in `CallMarkup` order; -1: none yet) in an open
+    value of the given length: a longer reading of the same value (values only grow) looks
+    only at what its new end can hold."""
 
     length: int
-    counts: tuple[int, ...]
     firsts: tuple[int, ...]
-
-    @property
-    def nested(self) -> bool:
-        """Literal `<tool_call>` / `<function=` in the value not closed again."""
-        calls, call_ends, functions, function_ends = self.counts
-        return calls > call_ends or functions > function_ends
 
     @property
     def closed_call(self) -> bool:
@@ -338,20 +334,12 @@ class Counted(NamedTuple):
         )
 
 
-def _markup_counts(value: str, markup: CallMarkup, counted: Counted | None) -> Counted:
+def _first_markup(value: str, markup: CallMarkup, counted: Counted | None) -> Counted:
     if counted is None or counted.length > len(value):
-        return Counted(
-            len(value),
-            tuple(value.count(text) for text in markup),
-            tuple(value.find(text) for text in markup),
-        )
+        return Counted(len(value), tuple(value.find(text) for text in markup))
     known = counted.length
     return Counted(
         len(value),
-        tuple(
-            n + value.count(text, max(0, known - len(text) + 1))
-            for n, text in zip(counted.counts, markup, strict=True)
-        ),
         tuple(
             first if first != -1 else value.find(text, max(0, known - len(text) + 1))
             for first, text in zip(counted.firsts, markup, strict=True)

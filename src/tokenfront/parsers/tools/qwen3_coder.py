@@ -111,12 +111,9 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     Deviations from vLLM 0.33.0 (docs/deviations.md), all from vLLM's parser tests:
 
-    * tool markup inside a parameter value stays in the value (`param_walk`): a `</function>`
-      inside an unended value is text, and so is a `<function=` when the value ends with its
-      own `</parameter>` (held until the value's end shows it; a `<function=` after a
-      `</tool_call>` / `</function>` the value holds unopened opens a call at once: that call
-      is over); a `</function>` in a value without nested markup is held until what follows
-      shows whether the value lost its close tag;
+    * tool markup inside a parameter value stays in the value (`param_walk`); a `</function>`
+      or `<function=` inside an unended value is held until the value ends with its own
+      `</parameter>` (text) or otherwise (structure, as in 0.33.0): `_hold_markup`;
     * tool markup inside a fenced code example in content stays content (`fences`);
     * a `<tool_call>` without a function keeps the content after it.
     """
@@ -132,9 +129,9 @@ class Qwen3CoderToolParser(MarkupToolParser):
     def initial_state(self, start: str = S_CONTENT) -> JSONState:
         state = super().initial_state(start)
         # qn/qb: the open call's name and body text (qp: body pieces not yet joined into
-        # qb); fh: a held `</function>` and the whitespace after it; fc: fenced-code state
-        # of the content.
-        state.update(qn="", qb="", qp=[], fh=None, fc=new_fence_state())
+        # qb); nh: function markup inside an unended value and what came after it, held
+        # (`_hold_markup`); fc: fenced-code state of the content.
+        state.update(qn="", qb="", qp=[], nh=None, fc=new_fence_state())
         return state
 
     def _param_names(self, name: str) -> frozenset[str] | None:
@@ -157,15 +154,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     def _emit(self, state: JSONState, text: str) -> list[Event]:
         if state.get("nh") is not None:
-            return self._hold_nested(state, "", text)
-        held = state.get("fh")
-        if held is not None and text:
-            rest = text.lstrip(_WS)
-            held[1] += text[: len(text) - len(rest)]
-            if not rest:
-                return []
-            state["fh"] = None  # more value text: the `</function>` was part of the value
-            return self._emit(state, held[0] + held[1] + rest)
+            return self._hold_markup(state, "", text)
         st = state["st"]
         if st == S_ARGS:
             state.setdefault("qp", []).append(text)
@@ -177,19 +166,14 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     def _terminal(self, state: JSONState, terminal: str, text: str) -> list[Event]:
         if state.get("nh") is not None:
-            return self._hold_nested(state, terminal, text)
+            return self._hold_markup(state, terminal, text)
         st = state["st"]
-        if state.get("fh") is not None and terminal != DROP:
-            return self._after_held_end(state, terminal, text)
         if st == S_ARGS and terminal in _BODY_EXITS and not self.skip_tool_parsing:
             verdict = self._body_exit(state, terminal)
             if verdict == "text":
                 return self._emit(state, text)
-            if verdict == "hold":
-                state["fh"] = [text, ""]
-                return []
-            if verdict == "nested":  # `_body_exit` opened the hold
-                return self._hold_nested(state, terminal, text)
+            if verdict == "held":
+                return self._hold_markup(state, terminal, text)
         if st == S_CONTENT and terminal in _CALL_OPENERS and in_fence(state["fc"]):
             return self._emit(state, text)
         unterminated = (
@@ -221,10 +205,10 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return body, walk_params(body, self._param_names(state["qn"]), final, self.codec.markup)
 
     def _body_exit(self, state: JSONState, terminal: str) -> str:
-        """A `</function>` / `<function=` in a call body: structural, text, hold (a
-        `</function>`) or nested (a `<function=` held until its value ends)."""
+        """A `</function>` / `<function=` in a call body: structural, text, or held until the
+        value it may belong to ends (the hold is opened)."""
         if state.pop("ns", False):
-            return "structural"  # a held `<function=` read again after its value ended
+            return "structural"  # held markup read again after its value ended without a close
         _, walk = self._walk(state, self.g.terminals[terminal])
         if walk.tail == "none" or (
             terminal == "FUNC_PREFIX" and (walk.soft_end or walk.closed_call)
@@ -232,58 +216,76 @@ class Qwen3CoderToolParser(MarkupToolParser):
             # every value ended, or one ends at a `</parameter>` read as text or holds a
             # call's closer (the call was over there, as vLLM 0.33.0 reads it): a new call starts
             return "structural"
-        if terminal == "FUNC_PREFIX":
-            if state.get("nt") == walk.value_start:
-                return "text"
-            state["nh"] = {
-                "index": len(walk.params) - 1,  # the open value's
-                "start": walk.value_start,
-                "items": [],  # [terminal or "", text]
-                "n": 0,  # characters held
-                "last": "",  # the last terminal held
-                "next": 0,  # the characters held at which to look for the value's end again
-            }
-            return "nested"
-        return "text" if walk.nested_markup else "hold"
+        if state.get("nt") == walk.value_start:
+            return "text"
+        state["nh"] = {
+            "index": len(walk.params) - 1,  # the open value's
+            "start": walk.value_start,
+            "items": [],  # [terminal or "", text]
+            "n": 0,  # characters held
+            "last": "",  # the last terminal held
+            "next": 0,  # the characters held at which to look for the value's end again
+            "bare": terminal == "FUNC_END",  # a `</function>` with only whitespace after it
+        }
+        return "held"
 
-    def _hold_nested(self, state: JSONState, terminal: str, text: str) -> list[Event]:
-        """Text and terminals after a `<function=` inside an unended value, held until the
-        value ends: with its own `</parameter>` the opener was text of the value (vLLM's
-        nested-markup tests); ended by the next parameter or never, it opened a call (as vLLM
-        0.33.0 reads it, e.g. a value cut off and followed at once by a fresh call).
+    def _hold_markup(self, state: JSONState, terminal: str, text: str) -> list[Event]:
+        """A `<function=` / `</function>` inside an unended value, and what follows it, held
+        until it is known what the markup was: value text when the value ends with its own
+        `</parameter>` (vLLM's tests of markup inside values); structure, as vLLM 0.33.0 reads
+        it, when the next parameter ends the value or nothing does (a value cut off and
+        followed by a fresh call), and as soon as call markup follows a `</function>` (after
+        whitespace only) or a `<function=` follows a call closer the value never opened.
 
         The value's end is looked for at the terminals that can show it, each look costing a
         walk of the body: looks grow sparser as the body grows, and after `_HOLD_LIMIT`
-        characters without an end the held text is read as the value's text."""
+        characters without an answer the held text is read as the value's text."""
         hold = state["nh"]
-        hold["items"].append([terminal, text])
+        items = hold["items"]
+        items.append([terminal, text])
         hold["n"] += len(text)
+        if items[1:] and (terminal not in _AFTER_CALL_END if terminal else text.strip(_WS)):
+            hold["bare"] = False
         after_name = terminal == "CLOSE_ANGLE" and hold["last"] == "PARAM_START"
         if terminal:
             hold["last"] = terminal
         if hold["n"] >= _HOLD_LIMIT:
-            return self._release_nested(state, final=False, limit=True)
-        if (terminal in _NESTED_DECIDERS or after_name) and hold["n"] >= hold["next"]:
-            return self._release_nested(state, final=False)
+            return self._release_markup(state, limit=True)
+        if terminal in _AFTER_CALL_END and items[1:] and hold["bare"]:
+            return self._release_markup(state, structural=True)
+        if (terminal in _CALL_MARKUP or after_name) and hold["n"] >= hold["next"]:
+            return self._release_markup(state, closer_first=terminal == "FUNC_PREFIX")
         return []
 
-    def _release_nested(self, state: JSONState, final: bool, limit: bool = False) -> list[Event]:
-        """Read the held text again once its value's end is known (at `final`: never)."""
+    def _release_markup(
+        self,
+        state: JSONState,
+        final: bool = False,
+        limit: bool = False,
+        structural: bool = False,
+        closer_first: bool = False,
+    ) -> list[Event]:
+        """Read the held text again once it is known what the held markup was: at `final`
+        (the output ended) or `structural`, structure; else as the walk shows (`limit`: text
+        when it cannot tell; `closer_first`: at a `<function=`, structure after a call closer
+        the value never opened)."""
         hold = state["nh"]
-        body, walk = self._walk(state, "".join(text for _, text in hold["items"]), final)
-        value = walk.params[hold["index"]]
-        if value.closed:
-            as_text = not value.implicit
-        elif final or limit:
-            as_text = not final
-        else:
-            hold["next"] = hold["n"] + max(_HOLD_STEP, len(body) // 16)
-            return []
+        if not structural:
+            held = "".join(text for _, text in hold["items"])
+            body, walk = self._walk(state, held, final)
+            value = walk.params[hold["index"]]
+            if value.closed:
+                structural = value.implicit
+            elif final or (closer_first and walk.closed_call):
+                structural = True
+            elif not limit:
+                hold["next"] = hold["n"] + max(_HOLD_STEP, len(body) // 16)
+                return []
         state["nh"] = None
-        if as_text:
-            state["nt"] = hold["start"]  # every `<function=` of this value is text
-        else:
+        if structural:
             state["ns"] = True
+        else:
+            state["nt"] = hold["start"]  # this value's function markup is text
         events: list[Event] = []
         for terminal, text in hold["items"]:
             if terminal:
@@ -291,23 +293,6 @@ class Qwen3CoderToolParser(MarkupToolParser):
             else:
                 events.extend(self._emit(state, text))
         return events
-
-    def _after_held_end(self, state: JSONState, terminal: str, text: str) -> list[Event]:
-        """The terminal after a held `</function>` (and whitespace) decides what it was."""
-        held = state["fh"]
-        state["fh"] = None
-        if terminal in _CALL_BOUNDARIES:
-            events = self._end_call(state, held[0])
-            events.extend(self._emit(state, held[1]))
-        else:
-            events = self._emit(state, held[0] + held[1])
-        events.extend(self._terminal(state, terminal, text))
-        return events
-
-    def _end_call(self, state: JSONState, text: str) -> list[Event]:
-        """A held `</function>` that turned out structural: the call body ends."""
-        _clear_body(state)
-        return super()._terminal(state, "FUNC_END", text)
 
     def finish_events(self, state: JSONState) -> list[Event]:
         events = self._items(state, self.c.scanner.flush(state["scan"]))
@@ -317,14 +302,10 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return events
 
     def _finish_held(self, state: JSONState) -> list[Event]:
-        """The output ended: what held text turned out to be."""
+        """The output ended: held markup was structure."""
         events: list[Event] = []
-        while state.get("nh") is not None:  # the value never ended
-            events.extend(self._release_nested(state, final=True))
-        held = state.get("fh")
-        if held is not None:  # the output ends after the `</function>`: it closed the call
-            state["fh"] = None
-            events.extend(self._end_call(state, held[0]))
+        while state.get("nh") is not None:
+            events.extend(self._release_markup(state, final=True))
         return events
 
     def _accept_name(self, name: str) -> bool:
@@ -340,13 +321,13 @@ _WS = " \t\r\n"
 _BODY_EXITS = frozenset({"FUNC_END", "FUNC_PREFIX"})
 _CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
 _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
-# After a held `<function=`: the terminals that can show where its value ends (so can the
-# `>` of a `<parameter=`), the most characters held, the least between two looks.
-_NESTED_DECIDERS = frozenset({"FUNC_END", "FUNC_PREFIX", "TOOL_START", "TOOL_END"})
+# Held markup: the terminals after which to look again (and a `>` after `<parameter=`); the
+# most characters held, the least between two looks.
+_CALL_MARKUP = frozenset({"FUNC_END", "FUNC_PREFIX", "TOOL_START", "TOOL_END"})
+# ... of which those that show a call ended, after a closer the value holds unopened
+_AFTER_CALL_END = frozenset({"FUNC_PREFIX", "TOOL_START", "TOOL_END"})
 _HOLD_LIMIT = 2048
 _HOLD_STEP = 32
-# After a held `</function>`: these show the call really ended there.
-_CALL_BOUNDARIES = frozenset({"TOOL_END", "TOOL_START", "FUNC_PREFIX"})
 
 
 # Attribute / spaced spellings of the call and parameter openers (`<function name="f">`,
@@ -453,7 +434,7 @@ class Qwen3XmlToolParser(Qwen3CoderToolParser):
         if (
             terminal == "TOOL_START"
             and state["st"] == S_CONTENT
-            and state.get("fh") is None
+            and state.get("nh") is None
             and not self.skip_tool_parsing
             and not in_fence(state["fc"])
         ):
