@@ -262,7 +262,7 @@ def walk_params(
             closed_values,
             last.resume,
             last.paused,
-            last.counted,
+            last.firsts,
         )
     _last.keep(reader, body, found)
     return found.walk
@@ -275,7 +275,7 @@ class _Progress(NamedTuple):
     ended: int  # how many of its parameters ended
     resume: int  # the offset after the last that did
     paused: Paused | None  # where the scan of the unended value paused
-    counted: Counted | None  # the unended value's call markup found so far
+    firsts: FirstMarkup | None  # the unended value's call markup found so far
 
 
 def _walk(
@@ -287,9 +287,9 @@ def _walk(
     closed_values: ObjectText,
     pos: int,
     paused: Paused | None = None,
-    counted: Counted | None = None,
+    found: FirstMarkup | None = None,
 ) -> _Progress:
-    """Walk on from `pos`, after the ended `params` (`paused`, `counted`: the scan of the
+    """Walk on from `pos`, after the ended `params` (`paused`, `found`: the scan of the
     value after them so far)."""
     while True:
         at = body.find(PARAM_START, pos)
@@ -306,17 +306,17 @@ def _walk(
         value = body[start:end]
         if kind in ("open", "stop"):
             params.append(Param(name, value, False))
-            firsts = _first_markup(value, markup, counted)
+            firsts = _first_markup(value, markup, found)
             soft_end = paused is not None and paused[2] is not None
             walk = Walk(params, kind, start, closed_values, soft_end, firsts.closed_call)
             return _Progress(walk, len(params) - 1, pos, paused, firsts)
         params.append(Param(name, value, True, kind == "implicit"))
         closed_values[name] = trim_value(value)
-        pos, paused, counted = resume, None, None
+        pos, paused, found = resume, None, None
     return _Progress(Walk(params, "none", -1, closed_values), len(params), pos, None, None)
 
 
-class Counted(NamedTuple):
+class FirstMarkup(NamedTuple):
     """The first offset of each call marker (in `CallMarkup` order; -1: none yet) in an open
     value of the given length: a longer reading of the same value (values only grow) looks
     only at what its new end can hold."""
@@ -334,15 +334,15 @@ class Counted(NamedTuple):
         )
 
 
-def _first_markup(value: str, markup: CallMarkup, counted: Counted | None) -> Counted:
-    if counted is None or counted.length > len(value):
-        return Counted(len(value), tuple(value.find(text) for text in markup))
-    known = counted.length
-    return Counted(
+def _first_markup(value: str, markup: CallMarkup, known: FirstMarkup | None) -> FirstMarkup:
+    if known is None or known.length > len(value):
+        return FirstMarkup(len(value), tuple(value.find(text) for text in markup))
+    looked = known.length
+    return FirstMarkup(
         len(value),
         tuple(
-            first if first != -1 else value.find(text, max(0, known - len(text) + 1))
-            for first, text in zip(counted.firsts, markup, strict=True)
+            first if first != -1 else value.find(text, max(0, looked - len(text) + 1))
+            for first, text in zip(known.firsts, markup, strict=True)
         ),
     )
 
