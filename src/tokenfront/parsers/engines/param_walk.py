@@ -21,6 +21,9 @@ parser tests (`tests/tool_parsers/test_qwen3_xml_coder_shared.py`):
   start or within a line (`</paramete<parameter=unit>`: as vLLM 0.33.0); any other
   `<parameter=` within a line is text.
 
+Whitespace inside the parameter tags (`<\nparameter=x>`, `</ parameter >`) is read as vLLM
+0.33.0's argument regexes read it.
+
 Cut-off text is walked conservatively: a `</parameter>` whose follower is not complete yet, or
 a `<parameter=` whose name is not complete yet (within a line: only one that may still name
 such an X), stops the walk there, so the values read so far only ever grow.
@@ -37,8 +40,9 @@ from tokenfront.parsers.engines.last_read import LastRead
 from tokenfront.parsers.engines.object_text import ObjectText
 from tokenfront.parsers.engines.xml_args import EqualsParamCodec, OpenValue, _end_window
 
-PARAM_START = "<parameter="
-PARAM_END = "</parameter>"
+# `<parameter=` and `</parameter>`, with whitespace inside the tags read as vLLM 0.33.0 reads it
+_OPENER = regex.compile(r"<\s*parameter\s*=")
+_CLOSER = regex.compile(r"<\s*/\s*parameter\s*>")
 _WS = " \t\r\n"
 
 
@@ -91,17 +95,26 @@ class Walk:
 _last = LastRead()
 
 
-def _param_name(body: str, opener: int, gt: int) -> str:
-    """The name of the `<parameter=NAME>` at `opener` (vLLM 0.33.0 drops leading whitespace)."""
-    return body[opener + len(PARAM_START) : gt].lstrip()
+def _param_name(body: str, name_start: int, gt: int) -> str:
+    """The name of a `<parameter=NAME>` (vLLM 0.33.0 drops leading whitespace)."""
+    return body[name_start:gt].lstrip()
 
 
 def _valid(name: str, names: frozenset[str] | None) -> bool:
     return names is None or name in names
 
 
-def _next_opener(body: str, start: int) -> int:
-    return body.find(PARAM_START, start)
+def _next_opener(body: str, start: int) -> regex.Match[str] | None:
+    return _OPENER.search(body, start)
+
+
+def _last_tag_start(body: str, start: int) -> int:
+    """Where a parameter tag may begin that the end of `body` cuts off (else its end), for a
+    body in which no tag starts at or after `start`."""
+    at = body.rfind("<", start)
+    if at != -1 and any(tag.match(body, at, partial=True) for tag in (_OPENER, _CLOSER)):
+        return at
+    return len(body)
 
 
 def _could_name(partial: str, fresh: frozenset[str], names: frozenset[str] | None) -> bool:
@@ -127,22 +140,23 @@ def _follower(
     left = len(body) - at
     if not left:
         return undecided
-    if body.startswith(PARAM_START, at):
-        gt = body.find(">", at + len(PARAM_START))
-        if gt == -1:
+    opener = _OPENER.match(body, at, partial=not final)
+    if opener is not None:
+        gt = body.find(">", opener.end())
+        if opener.partial or gt == -1:
             return undecided
-        return "close" if _valid(_param_name(body, at, gt), names) else "undeclared"
-    for marker in (PARAM_START, *followers):
+        return "close" if _valid(_param_name(body, opener.end(), gt), names) else "undeclared"
+    for marker in followers:
         if body.startswith(marker, at):
             return "close"
         if left < len(marker) and marker.startswith(body[at:]):
             return undecided
     if fresh:
-        opener = _MISSPELLED_OPENER.match(body, at, partial=not final)
-        if opener is not None:
-            if opener.partial:
+        misspelled = _MISSPELLED_OPENER.match(body, at, partial=not final)
+        if misspelled is not None:
+            if misspelled.partial:
                 return "wait"
-            if opener.group(1) in fresh:
+            if misspelled.group(1) in fresh:
                 return "close"
     return "literal"
 
@@ -179,7 +193,11 @@ def _value_end(
     i, depth, fallback = (value_start, 0, None) if paused is None else paused
     # the schema's parameters a misspelled opener after a `</parameter>` may still name
     fresh = frozenset(n for n in names if n not in seen and n != current) if names else frozenset()
-    opener = -2  # the first `<parameter=` at or after i (-1: none; -2: not looked)
+    # the first `<parameter=` / `</parameter>` at or after i, each searched for again only
+    # once i passed it
+    opener: regex.Match[str] | None = None
+    closer: regex.Match[str] | None = None
+    looked = False
 
     def stop(at: int) -> tuple[str, int, int, Paused]:
         # undecided from a kept `</parameter>` on, if any: the text after it may not be value
@@ -187,36 +205,40 @@ def _value_end(
         return "stop", end, end, (i, depth, fallback)
 
     while True:
-        close = body.find(PARAM_END, i)
-        if opener == -2 or -1 < opener < i:
+        if not looked or (closer is not None and closer.start() < i):
+            closer = _CLOSER.search(body, i)
+        if not looked or (opener is not None and opener.start() < i):
             opener = _next_opener(body, i)
-        if opener != -1 and (close == -1 or opener < close):
-            line_start = opener == value_start or body[opener - 1] == "\n"
-            gt = body.find(">", opener + len(PARAM_START))
+        looked = True
+        if opener is not None and (closer is None or opener.start() < closer.start()):
+            at, name_start = opener.span()
+            line_start = at == value_start or body[at - 1] == "\n"
+            gt = body.find(">", name_start)
             if gt == -1:
-                partial = body[opener + len(PARAM_START) :]
+                partial = body[name_start:]
                 if not final and (line_start or _could_name(partial, fresh, names)):
-                    return stop(opener)
-                i = opener + len(PARAM_START)
+                    return stop(at)
+                i = name_start
                 continue
-            name = _param_name(body, opener, gt)
+            name = _param_name(body, name_start, gt)
             if depth == 0 and _valid(name, names) and name not in seen and name != current:
                 if fallback is not None:  # a real `</parameter>` beats a missing one
                     return "closed", *fallback, (i, depth, None)
-                return "implicit", opener, opener, (i, depth, None)
+                return "implicit", at, at, (i, depth, None)
             if line_start:  # a nested literal, closed by the next `</parameter>`
                 depth += 1
                 i = gt + 1
             else:  # text
-                i = opener + len(PARAM_START)
+                i = name_start
             continue
-        if close == -1:
+        if closer is None:
+            i = _last_tag_start(body, i)  # a longer body's scan resumes there
             if fallback is not None:
                 if final:
                     return "closed", *fallback, (i, depth, None)
                 return stop(len(body))
             return "open", len(body), len(body), (i, depth, None)
-        after = close + len(PARAM_END)
+        close, after = closer.span()
         if depth > 0:
             depth -= 1
             i = after
@@ -236,12 +258,15 @@ def walk_params(
     names: frozenset[str] | None,
     final: bool,
     markup: CallMarkup = QWEN_CALL_MARKUP,
+    *,
+    keep: bool = True,
 ) -> Walk:
     """Split a call body (the text after `<function=NAME>`) into its parameters.
 
     `names`: the tool's parameter names (None: unknown, any name counts). `final`: the body
     is complete (its end closes an undecided value), else it may still grow. `markup`: the
-    call markup around the body.
+    call markup around the body. `keep`: the next walk may resume from this one (False for a
+    look ahead at text the next walks do not start with).
     """
     if final:
         return _walk(body, names, markup, True, [], ObjectText(), 0).walk
@@ -264,7 +289,8 @@ def walk_params(
             last.paused,
             last.firsts,
         )
-    _last.keep(reader, body, found)
+    if keep:
+        _last.keep(reader, body, found)
     return found.walk
 
 
@@ -292,13 +318,13 @@ def _walk(
     """Walk on from `pos`, after the ended `params` (`paused`, `found`: the scan of the
     value after them so far)."""
     while True:
-        at = body.find(PARAM_START, pos)
-        if at == -1:
+        opener = _OPENER.search(body, pos)
+        if opener is None:
             break
-        gt = body.find(">", at + len(PARAM_START))
+        gt = body.find(">", opener.end())
         if gt == -1:
             break
-        name = _param_name(body, at, gt)
+        name = _param_name(body, opener.end(), gt)
         start = gt + 1
         kind, end, resume, paused = _value_end(
             body, start, name, names, closed_values, final, markup.followers, paused

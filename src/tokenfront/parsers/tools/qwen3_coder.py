@@ -199,10 +199,13 @@ class Qwen3CoderToolParser(MarkupToolParser):
             return [(E_NAME, _BAD_NAME, events[0][2] if events else state["ti"]), *events]
         return events
 
-    def _walk(self, state: JSONState, more: str, final: bool = False) -> tuple[str, Walk]:
+    def _walk(
+        self, state: JSONState, more: str, final: bool = False, keep: bool = True
+    ) -> tuple[str, Walk]:
         """The open call's body with `more` text after it, split into its parameters."""
         body = _body(state) + more
-        return body, walk_params(body, self._param_names(state["qn"]), final, self.codec.markup)
+        names = self._param_names(state["qn"])
+        return body, walk_params(body, names, final, self.codec.markup, keep=keep)
 
     def _body_exit(self, state: JSONState, terminal: str) -> str:
         """A `</function>` / `<function=` in a call body: structural, text, or held until the
@@ -272,7 +275,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
         hold = state["nh"]
         if not structural:
             held = "".join(text for _, text in hold["items"])
-            body, walk = self._walk(state, held, final)
+            # a look ahead: the walks of the held text read again start with less of it
+            body, walk = self._walk(state, held, final, keep=False)
             value = walk.params[hold["index"]]
             if value.closed:
                 structural = value.implicit
