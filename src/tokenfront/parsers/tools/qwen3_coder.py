@@ -306,7 +306,7 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return events
 
     def _finish_held(self, state: JSONState) -> list[Event]:
-        """The output ended: held markup was structure."""
+        """The output ended: held markup is read again (structure, unless its value closed)."""
         events: list[Event] = []
         while state.get("nh") is not None:
             events.extend(self._release_markup(state, final=True))
