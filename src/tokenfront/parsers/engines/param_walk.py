@@ -195,9 +195,7 @@ def _value_end(
     fresh = frozenset(n for n in names if n not in seen and n != current) if names else frozenset()
     # the first `<parameter=` / `</parameter>` at or after i, each searched for again only
     # once i passed it
-    opener: regex.Match[str] | None = None
-    closer: regex.Match[str] | None = None
-    looked = False
+    opener, closer = _next_opener(body, i), _CLOSER.search(body, i)
 
     def stop(at: int) -> tuple[str, int, int, Paused]:
         # undecided from a kept `</parameter>` on, if any: the text after it may not be value
@@ -205,11 +203,10 @@ def _value_end(
         return "stop", end, end, (i, depth, fallback)
 
     while True:
-        if not looked or (closer is not None and closer.start() < i):
+        if closer is not None and closer.start() < i:
             closer = _CLOSER.search(body, i)
-        if not looked or (opener is not None and opener.start() < i):
+        if opener is not None and opener.start() < i:
             opener = _next_opener(body, i)
-        looked = True
         if opener is not None and (closer is None or opener.start() < closer.start()):
             at, name_start = opener.span()
             line_start = at == value_start or body[at - 1] == "\n"

@@ -26,7 +26,7 @@ from tokenfront.parsers.engines.fences import (
 )
 from tokenfront.parsers.engines.last_read import LastDerived
 from tokenfront.parsers.engines.markup_lexer import DROP, flush_lexer
-from tokenfront.parsers.engines.param_walk import CallMarkup, NestedParamCodec, Walk, walk_params
+from tokenfront.parsers.engines.param_walk import NestedParamCodec, Walk, walk_params
 from tokenfront.parsers.engines.schema_types import tool_properties
 from tokenfront.parsers.engines.xml_args import ArgCodec, EqualsParamCodec
 from tokenfront.parsers.engines.xml_params import (
@@ -99,9 +99,8 @@ def function_markup_grammar(
 
 
 _names: LastDerived[frozenset[str]] = LastDerived(frozenset)  # a tool's parameter names
-_CODEC = NestedParamCodec(CallMarkup("<tool_call>", "</tool_call>"))
 QWEN3_CODER = function_markup_grammar(
-    "qwen3", ("<think>", "</think>"), ("<tool_call>", "</tool_call>"), _CODEC
+    "qwen3", ("<think>", "</think>"), ("<tool_call>", "</tool_call>"), NestedParamCodec()
 )
 
 
@@ -121,10 +120,16 @@ class Qwen3CoderToolParser(MarkupToolParser):
 
     name = "qwen3_coder"
     grammar = QWEN3_CODER
-    codec = _CODEC  # the grammar's, typed for the parameter names it takes
     supports_required_and_named = False  # structural-tag model in vLLM
     forced_json_unless_strict = True
     content_around_unnamed_calls = True
+
+    @property
+    def codec(self) -> NestedParamCodec:
+        """The grammar's codec, which takes the tool's parameter names."""
+        codec = self.g.codec
+        assert isinstance(codec, NestedParamCodec)
+        return codec
 
     def initial_state(self, start: str = S_CONTENT) -> JSONState:
         state = super().initial_state(start)
@@ -255,8 +260,8 @@ class Qwen3CoderToolParser(MarkupToolParser):
         if hold["n"] >= _HOLD_LIMIT:
             return self._release_markup(state, limit=True)
         if terminal in _AFTER_CALL_END and items[1:] and hold["bare"]:
-            return self._release_markup(state, structural=True)
-        if (terminal in _CALL_MARKUP or after_name) and hold["n"] >= hold["next"]:
+            return self._read_held(state, structural=True)
+        if (terminal in _LOOK_AGAIN_AFTER or after_name) and hold["n"] >= hold["next"]:
             return self._release_markup(state, closer_first=terminal == "FUNC_PREFIX")
         return []
 
@@ -265,26 +270,29 @@ class Qwen3CoderToolParser(MarkupToolParser):
         state: JSONState,
         final: bool = False,
         limit: bool = False,
-        structural: bool = False,
         closer_first: bool = False,
     ) -> list[Event]:
-        """Read the held text again once it is known what the held markup was: at `final`
-        (the output ended) or `structural`, structure; else as the walk shows (`limit`: text
-        when it cannot tell; `closer_first`: at a `<function=`, structure after a call closer
-        the value never opened)."""
+        """Read the held text again if the walk shows what the held markup was (at `final`,
+        the output ended: structure unless its value closed; `limit`: text when it cannot
+        tell; `closer_first`: at a `<function=`, structure after a call closer the value never
+        opened); else look again later."""
         hold = state["nh"]
-        if not structural:
-            held = "".join(text for _, text in hold["items"])
-            # a look ahead: the walks of the held text read again start with less of it
-            body, walk = self._walk(state, held, final, keep=False)
-            value = walk.params[hold["index"]]
-            if value.closed:
-                structural = value.implicit
-            elif final or (closer_first and walk.closed_call):
-                structural = True
-            elif not limit:
-                hold["next"] = hold["n"] + max(_HOLD_STEP, len(body) // 16)
-                return []
+        held = "".join(text for _, text in hold["items"])
+        # a look ahead: the walks of the held text read again start with less of it
+        body, walk = self._walk(state, held, final, keep=False)
+        value = walk.params[hold["index"]]
+        if value.closed:
+            return self._read_held(state, structural=value.implicit)
+        if final or (closer_first and walk.closed_call):
+            return self._read_held(state, structural=True)
+        if limit:
+            return self._read_held(state, structural=False)
+        hold["next"] = hold["n"] + max(_HOLD_STEP, len(body) // 16)
+        return []
+
+    def _read_held(self, state: JSONState, structural: bool) -> list[Event]:
+        """Read the held items again, the held markup as structure or as value text."""
+        hold = state["nh"]
         state["nh"] = None
         if structural:
             state["ns"] = True
@@ -327,7 +335,7 @@ _CALL_OPENERS = frozenset({"TOOL_START", "FUNC_PREFIX"})
 _PARAM_MARKUP = frozenset({"PARAM_START", "PARAM_END"})
 # Held markup: the terminals after which to look again (and a `>` after `<parameter=`); the
 # most characters held, the least between two looks.
-_CALL_MARKUP = frozenset({"FUNC_END", "FUNC_PREFIX", "TOOL_START", "TOOL_END"})
+_LOOK_AGAIN_AFTER = frozenset({"FUNC_END", "FUNC_PREFIX", "TOOL_START", "TOOL_END"})
 # ... of which those that show a call ended, after a closer the value holds unopened
 _AFTER_CALL_END = frozenset({"FUNC_PREFIX", "TOOL_START", "TOOL_END"})
 _HOLD_LIMIT = 2048

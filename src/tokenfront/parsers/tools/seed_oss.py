@@ -24,15 +24,13 @@ from tokenfront.parsers.tools.qwen3_coder import Qwen3CoderToolParser, function_
 
 THINK = ("<seed:think>", "</seed:think>")
 CALL = ("<seed:tool_call>", "</seed:tool_call>")
-_CODEC = NestedParamCodec(CallMarkup(*CALL))
-SEED_OSS = function_markup_grammar("seed_oss", THINK, CALL, _CODEC)
+SEED_OSS = function_markup_grammar("seed_oss", THINK, CALL, NestedParamCodec(CallMarkup(*CALL)))
 
 
 @tool_parser("seed_oss")
 class SeedOssToolParser(Qwen3CoderToolParser):
     name = "seed_oss"
     grammar = SEED_OSS
-    codec = _CODEC
     supports_required_and_named = True  # vLLM 0.33.0 parses required / named itself
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
