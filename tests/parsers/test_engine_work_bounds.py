@@ -18,6 +18,7 @@ from tokenfront.parsers.engines import (
     mode_filter,
     object_text,
     param_walk,
+    section_calls,
     separated_calls,
     xml_args,
     xml_params,
@@ -292,7 +293,7 @@ def test_a_kimi_k2_chunk_sends_a_run_of_argument_characters_at_once(
 ) -> None:
     # the arguments are read a character at a time (the top-level close is held); each
     # character was handled as its own piece, and one-shot joined them one by one
-    handled = _count_calls(monkeypatch, separated_calls.SectionToolParser, "_on_args")
+    handled = _count_calls(monkeypatch, section_calls.SectionToolParser, "_on_args")
     value = "word " * 2000
     text = (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from calls_support import check_vector, make, oneshot, run_stream, token_chunks, tool, vectors
 
-from tokenfront.parsers.engines.separated_calls import coerce_arguments
+from tokenfront.parsers.engines.schema_types import coerce_arguments
 
 MODEL = "synthetic-multi"
 S, SE = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tokenfront.parsers.engines.retyped_json import retyped_prefix, settled_prefix
-from tokenfront.parsers.engines.separated_calls import coerce_arguments
+from tokenfront.parsers.engines.schema_types import coerce_arguments
 
 PROPS: dict[str, Any] = {
     "count": {"type": "integer"},

@@ -202,16 +202,16 @@ def test_the_kept_call_text_is_what_splitting_at_the_last_call_begin_finds(
 def test_kimi_k2_retyped_arguments_are_settled_once_per_run_of_pieces(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tokenfront.parsers.engines import separated_calls
+    from tokenfront.parsers.engines import section_calls
 
     settled = [0]
-    original = separated_calls.settled_prefix
+    original = section_calls.settled_prefix
 
     def counted(raw: str, props: dict) -> str:
         settled[0] += 1
         return original(raw, props)
 
-    monkeypatch.setattr(separated_calls, "settled_prefix", counted)
+    monkeypatch.setattr(section_calls, "settled_prefix", counted)
     value = "x" * 3000
     text = (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"

@@ -35,7 +35,7 @@ from tokenfront.parsers.base import (
 from tokenfront.parsers.engines.content_whitespace import settle_content
 from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable
-from tokenfront.parsers.engines.separated_calls import coerce_arguments
+from tokenfront.parsers.engines.schema_types import coerce_arguments
 
 BOT = "[TOOL_CALLS]"
 ARGS_MARK = "[ARGS]"

@@ -293,3 +293,21 @@ def streamable_string_keys(properties: Any) -> list[str] | None:
     if not properties or not isinstance(properties, dict):
         return None
     return [key for key, schema in properties.items() if set(schema_types(schema)) == {"string"}]
+
+
+def coerce_arguments(arguments: str, function: dict[str, Any] | None) -> str:
+    """Arguments JSON with values coerced to the tool's parameter types (unchanged if none apply)."""
+    if not function:
+        return arguments
+    properties = (function.get("parameters") or {}).get("properties") or {}
+    if not properties or not isinstance(properties, dict):
+        return arguments
+    try:
+        args = json.loads(arguments)
+    except ValueError:
+        return arguments
+    if not isinstance(args, dict):
+        return arguments
+    if coerce_object(args, properties):
+        return json.dumps(args, ensure_ascii=False)
+    return arguments

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tokenfront.parsers.engines.separated_calls import SectionToolParser
+from tokenfront.parsers.engines.section_calls import SectionToolParser
 from tokenfront.parsers.registry import tool_parser
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.engines.python_calls import WrappedPythonCallParser
-from tokenfront.parsers.engines.separated_calls import cached_vocab
 from tokenfront.parsers.registry import tool_parser
+from tokenfront.tokenization.vocab import vocab_of
 
 
 @tool_parser("lfm2")
@@ -22,7 +22,7 @@ class Lfm2ToolParser(WrappedPythonCallParser):
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
-        vocab = cached_vocab(tokenizer)
+        vocab = vocab_of(tokenizer)
         if vocab.get(self.start_marker) is None or vocab.get(self.end_marker) is None:
             raise RuntimeError(
                 "LFM2 tool parser could not locate <|tool_call_start|>/<|tool_call_end|> "
