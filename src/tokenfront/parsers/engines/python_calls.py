@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import json
-import keyword
 import re
 import warnings
 from collections.abc import Sequence
@@ -29,6 +28,16 @@ from tokenfront.parsers.base import (
     ToolCall,
     ToolParser,
     random_tool_call_id,
+)
+from tokenfront.parsers.engines.python_repairs import (
+    QUOTES,
+    escape_raw_controls,
+    has_broken_string,
+    is_escaped,
+    rename_keyword_params,
+    requote_nested,
+    restore_keyword_params,
+    strip_leading_zero_ints,
 )
 from tokenfront.parsers.engines.schema_types import is_finite_json
 
@@ -54,6 +63,15 @@ def parse_module(text: str) -> ast.Module:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(text)
+
+
+def parses_as_python(text: str) -> bool:
+    """Whether `parse_module` accepts the text."""
+    try:
+        parse_module(text)
+    except (SyntaxError, ValueError, NotACallList):
+        return False
+    return True
 
 
 _NAME_LITERALS: dict[str, Any] = {"null": None, "true": True, "false": False}
@@ -232,260 +250,6 @@ def looks_like_call_list(text: str) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Repairs for near-Python text (used by lfm2)
-# ---------------------------------------------------------------------------
-
-_QUOTES = ("'", '"')
-_CLOSER_FOLLOWERS = frozenset(",)]}:")
-RESERVED_SUFFIX = "_pyreservedkw_"
-
-
-def _is_escaped(text: str, index: int) -> bool:
-    count = 0
-    index -= 1
-    while index >= 0 and text[index] == "\\":
-        count += 1
-        index -= 1
-    return count % 2 == 1
-
-
-def escape_raw_controls(text: str) -> str:
-    """Escape raw newline / CR / tab / NUL characters inside string literals."""
-    out: list[str] = []
-    quote: str | None = None
-    i, n = 0, len(text)
-    replacements = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x00": "\\x00"}
-    while i < n:
-        ch = text[i]
-        if quote is None:
-            if ch in _QUOTES:
-                quote = ch
-            out.append(ch)
-        elif ch == "\\" and i + 1 < n:
-            out.append(text[i : i + 2])
-            i += 2
-            continue
-        elif ch == quote:
-            quote = None
-            out.append(ch)
-        else:
-            out.append(replacements.get(ch, ch))
-        i += 1
-    return "".join(out)
-
-
-def _scan_code(text: str) -> list[tuple[str, str]]:
-    """Split text into ("str", literal) and ("code", run) pieces (quotes tracked, escapes kept)."""
-    pieces: list[tuple[str, str]] = []
-    i, n, start = 0, len(text), 0
-    while i < n:
-        ch = text[i]
-        if ch in _QUOTES:
-            if start < i:
-                pieces.append(("code", text[start:i]))
-            j = i + 1
-            while j < n:
-                if text[j] == "\\" and j + 1 < n:
-                    j += 2
-                    continue
-                if text[j] == ch:
-                    break
-                j += 1
-            end = min(j + 1, n)
-            pieces.append(("str", text[i:end]))
-            i = start = end
-            continue
-        i += 1
-    if start < n:
-        pieces.append(("code", text[start:]))
-    return pieces
-
-
-_ZERO_INT = re.compile(r"[^\W\d]\w*|\d[\d_]*")
-
-
-def strip_leading_zero_ints(text: str) -> str:
-    """`month=07` -> `month=7` outside strings (floats, exponents, `00`, `0x..` untouched)."""
-    out: list[str] = []
-    prev_char = ""
-    for kind, piece in _scan_code(text):
-        if kind == "str":
-            out.append(piece)
-            prev_char = piece[-1:]
-            continue
-
-        def fix(match: re.Match[str], piece: str = piece, prev_char: str = prev_char) -> str:
-            token = match.group(0)
-            if not token[0].isdigit():
-                return token
-            digits = token.replace("_", "")
-            follower = piece[match.end() : match.end() + 1]
-            before = piece[match.start() - 1] if match.start() > 0 else prev_char
-            if (
-                digits[0] == "0"
-                and digits.strip("0")
-                and before != "."
-                and follower not in (".", "e", "E", "j", "J")
-            ):
-                return str(int(digits))
-            return token
-
-        out.append(_ZERO_INT.sub(fix, piece))
-        prev_char = piece[-1:]
-    return "".join(out)
-
-
-def rename_keyword_params(text: str) -> tuple[str, bool]:
-    """`f(from=1)` -> `f(from_pyreservedkw_=1)` so it parses; returns (text, changed)."""
-    out: list[str] = []
-    changed = False
-    last_sig = ""
-    for kind, piece in _scan_code(text):
-        if kind == "str":
-            out.append(piece)
-            last_sig = piece[0]
-            continue
-        i, n = 0, len(piece)
-        while i < n:
-            ch = piece[i]
-            if ch.isalpha() or ch == "_":
-                j = i
-                while j < n and (piece[j].isalnum() or piece[j] == "_"):
-                    j += 1
-                word = piece[i:j]
-                k = j
-                while k < n and piece[k].isspace():
-                    k += 1
-                is_kwarg = (
-                    keyword.iskeyword(word)
-                    and k < n
-                    and piece[k] == "="
-                    and piece[k + 1 : k + 2] != "="
-                    and last_sig in ("(", ",")
-                )
-                out.append(word + RESERVED_SUFFIX if is_kwarg else word)
-                changed = changed or is_kwarg
-                last_sig = word[-1]
-                i = j
-                continue
-            out.append(ch)
-            if not ch.isspace():
-                last_sig = ch
-            i += 1
-    return "".join(out), changed
-
-
-def restore_keyword_params(arguments: dict[str, Any]) -> dict[str, Any]:
-    restored: dict[str, Any] = {}
-    for key, value in arguments.items():
-        stem = key[: -len(RESERVED_SUFFIX)] if key.endswith(RESERVED_SUFFIX) else None
-        restored[stem if stem and keyword.iskeyword(stem) else key] = value
-    return restored
-
-
-def _unescaped_positions(text: str, start: int, quote: str) -> list[int]:
-    found: list[int] = []
-    j = start
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-            continue
-        if text[j] == quote:
-            found.append(j)
-        j += 1
-    return found
-
-
-def _first_unescaped(text: str, start: int, quote: str) -> int:
-    j = start
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-            continue
-        if text[j] == quote:
-            return j
-        j += 1
-    return -1
-
-
-# A broken string with more plausible closing quotes than this is left as it is (each
-# candidate costs a full parse).
-MAX_REQUOTE_CANDIDATES = 64
-
-
-def _closes_here(text: str, pos: int) -> bool:
-    k = pos + 1
-    while k < len(text) and text[k].isspace():
-        k += 1
-    return k < len(text) and text[k] in _CLOSER_FOLLOWERS
-
-
-def requote_nested(text: str) -> tuple[str, bool]:
-    """Recover `cmd='sed -n '1,9p' f'`: the first broken string is re-closed at the one
-    plausible closing quote that makes the whole text parse (else unchanged)."""
-    index = 0
-    while index < len(text):
-        ch = text[index]
-        if ch not in _QUOTES:
-            index += 1
-            continue
-        first = _first_unescaped(text, index + 1, ch)
-        if first == -1:
-            return text, False
-        if _closes_here(text, first):
-            index = first + 1
-            continue
-        closers = [j for j in _unescaped_positions(text, index + 1, ch) if _closes_here(text, j)]
-        if len(closers) > MAX_REQUOTE_CANDIDATES:
-            return text, False
-        winners: list[str] = []
-        for close in closers:
-            inner = "".join(
-                "\\" + c if c == ch and not _is_escaped(text, j) else c
-                for j, c in enumerate(text[index + 1 : close], start=index + 1)
-            )
-            candidate = text[:index] + ch + inner + ch + text[close + 1 :]
-            try:
-                parse_module(escape_raw_controls(candidate))
-            except (SyntaxError, ValueError, NotACallList):
-                continue
-            winners.append(candidate)
-        if len(winners) == 1:
-            return winners[0], True
-        return text, False
-    return text, False
-
-
-def has_broken_string(text: str) -> bool:
-    """Whether some string's first closing quote is not followed by `, ) ] } :`."""
-    index = 0
-    while index < len(text):
-        ch = text[index]
-        if ch == "\\":
-            index += 2
-            continue
-        if ch not in _QUOTES:
-            index += 1
-            continue
-        j = index + 1
-        close = -1
-        while j < len(text):
-            if text[j] == "\\":
-                j += 2
-                continue
-            if text[j] == ch:
-                close = j
-                break
-            j += 1
-        if close == -1:
-            return False
-        if not _closes_here(text, close):
-            return True
-        index = close + 1
-    return False
-
-
-# ---------------------------------------------------------------------------
 # Closing partial text for streaming
 # ---------------------------------------------------------------------------
 
@@ -501,11 +265,11 @@ def close_partial(text: str) -> tuple[str, str] | None:
     """
     stack: list[str] = []
     for index, ch in enumerate(text):
-        if stack and stack[-1] in _QUOTES:
-            if ch == stack[-1] and not _is_escaped(text, index):
+        if stack and stack[-1] in QUOTES:
+            if ch == stack[-1] and not is_escaped(text, index):
                 stack.pop()
             continue
-        if ch in "[({" or ch in _QUOTES:
+        if ch in "[({" or ch in QUOTES:
             stack.append(ch)
         elif ch in ")]}":
             opener = {")": "(", "]": "[", "}": "{"}[ch]
@@ -732,7 +496,7 @@ class WrappedPythonCallParser(ToolParser):
             pass
         escaped = escape_raw_controls(strip_leading_zero_ints(body))
         candidates = [escaped]
-        requoted, changed = requote_nested(escaped)
+        requoted, changed = requote_nested(escaped, parses_as_python)
         if changed:
             candidates.append(escape_raw_controls(requoted))
         renamed, kw_renamed = rename_keyword_params(candidates[-1])
@@ -834,7 +598,7 @@ class WrappedPythonCallParser(ToolParser):
                 try:
                     parse_module(body)
                 except (SyntaxError, ValueError):
-                    requoted, changed = requote_nested(body)
+                    requoted, changed = requote_nested(body, parses_as_python)
                     if changed:
                         body = escape_raw_controls(requoted)
             renamed, kw_renamed = rename_keyword_params(body)
