@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tokenfront.parsers.base import DeltaMessage, DeltaToolCall, merge_tool_deltas
+
 
 def hold_leading_whitespace(
     state: dict[str, Any], text: str, finished: bool, *, held: str, seen: str
@@ -60,3 +62,30 @@ def settle_content(
             state[deferred] = content
             content = ""
     return content
+
+
+def chunk_delta(
+    state: dict[str, Any],
+    parts: list[str],
+    carried: str,
+    deltas: list[DeltaToolCall],
+    *,
+    seen_tool: bool,
+    has_slots: bool,
+    finished: bool,
+) -> DeltaMessage | None:
+    """A tool engine's delta for one chunk: its call deltas merged per call, and the content
+    `settle_content` lets through; None when there is neither."""
+    deltas = merge_tool_deltas(deltas)
+    content = settle_content(
+        state,
+        parts,
+        carried,
+        seen_tool=seen_tool,
+        has_deltas=bool(deltas),
+        has_slots=has_slots,
+        finished=finished,
+    )
+    if content or deltas:
+        return DeltaMessage(content=content or None, tool_calls=deltas)
+    return None

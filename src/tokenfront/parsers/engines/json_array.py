@@ -26,10 +26,9 @@ from tokenfront.parsers.base import (
     ExtractedToolCalls,
     JSONState,
     ToolCall,
-    merge_tool_deltas,
     random_tool_call_id,
 )
-from tokenfront.parsers.engines.content_whitespace import settle_content
+from tokenfront.parsers.engines.content_whitespace import chunk_delta
 from tokenfront.parsers.engines.json_calls import cached_vocab
 from tokenfront.parsers.engines.json_scan import (
     member_object_span,
@@ -319,20 +318,15 @@ class ArrayCallsEngine:
             elif kind == END:
                 seen_tool = True
                 self._on_end(st, index, calls)
-        if len(calls) > 1:
-            calls = merge_tool_deltas(calls)
-        content = settle_content(
+        return chunk_delta(
             st,
             content_parts,
             carried,
+            calls,
             seen_tool=seen_tool,
-            has_deltas=bool(calls),
             has_slots=bool(st["slots"]),
             finished=finished,
         )
-        if content or calls:
-            return DeltaMessage(content=content or None, tool_calls=calls)
-        return None
 
     def _name_of(self, slot: list[Any]) -> str | None:
         found = self._name_match(slot[2])

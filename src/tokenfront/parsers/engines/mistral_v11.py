@@ -30,9 +30,8 @@ from tokenfront.parsers.base import (
     DeltaToolCall,
     ExtractedToolCalls,
     ToolCall,
-    merge_tool_deltas,
 )
-from tokenfront.parsers.engines.content_whitespace import settle_content
+from tokenfront.parsers.engines.content_whitespace import chunk_delta
 from tokenfront.parsers.engines.json_array import held_json_char
 from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable
 from tokenfront.parsers.engines.schema_types import coerce_arguments
@@ -216,19 +215,9 @@ def to_delta(
             _on_arg(slots[idx], idx, value, deltas, new_id)
         elif kind == E_END and idx < len(slots):
             _on_end(slots[idx], idx, deltas, new_id)
-    deltas = merge_tool_deltas(deltas)
-    content = settle_content(
-        st,
-        parts,
-        carried,
-        seen_tool=seen_tool,
-        has_deltas=bool(deltas),
-        has_slots=bool(slots),
-        finished=finished,
+    return chunk_delta(
+        st, parts, carried, deltas, seen_tool=seen_tool, has_slots=bool(slots), finished=finished
     )
-    if content or deltas:
-        return DeltaMessage(content=content or None, tool_calls=deltas)
-    return None
 
 
 def _send_name(slot: JSONState, idx: int, out: list[DeltaToolCall], new_id: Callable[[], str]) -> None:

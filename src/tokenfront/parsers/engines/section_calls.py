@@ -21,9 +21,8 @@ from tokenfront.parsers.base import (
     ParseContext,
     ToolCall,
     ToolParser,
-    merge_tool_deltas,
 )
-from tokenfront.parsers.engines.content_whitespace import settle_content
+from tokenfront.parsers.engines.content_whitespace import chunk_delta
 from tokenfront.parsers.engines.json_array import continues_run, held_json_char
 from tokenfront.parsers.engines.json_scan import name_and_arguments
 from tokenfront.parsers.engines.markup_lexer import CONTENT as PLAIN_TEXT
@@ -330,19 +329,9 @@ class SectionToolParser(ToolParser):
                 self._on_args(slots[idx], idx, value, deltas, more)
             elif kind == CALL_END and idx < len(slots):
                 self._on_end(slots[idx], idx, deltas)
-        deltas = merge_tool_deltas(deltas)
-        content = settle_content(
-            st,
-            parts,
-            carried,
-            seen_tool=seen_tool,
-            has_deltas=bool(deltas),
-            has_slots=bool(slots),
-            finished=finished,
+        return chunk_delta(
+            st, parts, carried, deltas, seen_tool=seen_tool, has_slots=bool(slots), finished=finished
         )
-        if content or deltas:
-            return DeltaMessage(content=content or None, tool_calls=deltas)
-        return None
 
     def _on_args(
         self,
