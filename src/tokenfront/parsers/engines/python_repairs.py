@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 QUOTES = ("'", '"')
@@ -161,29 +161,16 @@ def restore_keyword_params(arguments: dict[str, Any]) -> dict[str, Any]:
     return restored
 
 
-def _unescaped_positions(text: str, start: int, quote: str) -> list[int]:
-    found: list[int] = []
+def _unescaped(text: str, start: int, quote: str) -> Iterator[int]:
+    """Offsets (from `start` on) of `quote` characters no backslash escapes."""
     j = start
     while j < len(text):
         if text[j] == "\\":
             j += 2
             continue
         if text[j] == quote:
-            found.append(j)
+            yield j
         j += 1
-    return found
-
-
-def _first_unescaped(text: str, start: int, quote: str) -> int:
-    j = start
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-            continue
-        if text[j] == quote:
-            return j
-        j += 1
-    return -1
 
 
 # A broken string with more plausible closing quotes than this is left as it is (each
@@ -207,13 +194,13 @@ def requote_nested(text: str, parses: Callable[[str], bool]) -> tuple[str, bool]
         if ch not in QUOTES:
             index += 1
             continue
-        first = _first_unescaped(text, index + 1, ch)
+        first = next(_unescaped(text, index + 1, ch), -1)
         if first == -1:
             return text, False
         if _closes_here(text, first):
             index = first + 1
             continue
-        closers = [j for j in _unescaped_positions(text, index + 1, ch) if _closes_here(text, j)]
+        closers = [j for j in _unescaped(text, index + 1, ch) if _closes_here(text, j)]
         if len(closers) > MAX_REQUOTE_CANDIDATES:
             return text, False
         winners: list[str] = []

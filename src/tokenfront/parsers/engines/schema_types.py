@@ -189,6 +189,13 @@ def coerce_object(
     return changed
 
 
+def function_properties(function: Any) -> dict[str, Any] | None:
+    """The `properties` object of a function's parameters; None when there is none."""
+    params = function.get("parameters") if isinstance(function, dict) else None
+    properties = params.get("properties") if isinstance(params, dict) else None
+    return properties if isinstance(properties, dict) else None
+
+
 def tool_properties(tools: list[dict[str, Any]] | None, name: str) -> Any:
     """The `properties` of the named function tool's parameters ({} when unknown or no object)."""
     for tool in tools or ():
@@ -197,9 +204,7 @@ def tool_properties(tools: list[dict[str, Any]] | None, name: str) -> Any:
         function = tool.get("function")
         if not isinstance(function, dict) or function.get("name") != name:
             continue
-        params = function.get("parameters") or {}
-        properties = params.get("properties", {}) if isinstance(params, dict) else {}
-        return properties if isinstance(properties, dict) else {}
+        return function_properties(function) or {}
     return {}
 
 
@@ -297,10 +302,8 @@ def streamable_string_keys(properties: Any) -> list[str] | None:
 
 def coerce_arguments(arguments: str, function: dict[str, Any] | None) -> str:
     """Arguments JSON with values coerced to the tool's parameter types (unchanged if none apply)."""
-    if not function:
-        return arguments
-    properties = (function.get("parameters") or {}).get("properties") or {}
-    if not properties or not isinstance(properties, dict):
+    properties = function_properties(function)
+    if not properties:
         return arguments
     try:
         args = json.loads(arguments)

@@ -33,7 +33,7 @@ from tokenfront.parsers.engines.markup_lexer import (
     silent_in_content,
 )
 from tokenfront.parsers.engines.retyped_json import settled_prefix
-from tokenfront.parsers.engines.schema_types import coerce_arguments
+from tokenfront.parsers.engines.schema_types import coerce_arguments, function_properties
 
 # Grammar states (strings so they travel in the JSON stream state).
 CONTENT, REASONING, PREAMBLE, NAME, ARGS, BETWEEN = (
@@ -255,9 +255,8 @@ class SectionToolParser(ToolParser):
             return None
         fits = []
         for function in named:
-            params = function.get("parameters")
-            props = params.get("properties") if isinstance(params, dict) else None
-            if isinstance(props, dict) and set(parsed) <= set(props):
+            props = function_properties(function)
+            if props is not None and set(parsed) <= set(props):
                 fits.append(function["name"])
         return str(fits[0]) if len(fits) == 1 else None
 
@@ -361,9 +360,7 @@ class SectionToolParser(ToolParser):
         if not self.retype_streamed_args or slot.get("bare") is not None:
             return None
         function = self.ctx.tool_named(slot["name"]) if slot["name"] else None
-        params = function.get("parameters") if function else None
-        props = params.get("properties") if isinstance(params, dict) else None
-        return props if isinstance(props, dict) and props else None
+        return function_properties(function) or None
 
     def _send_args(
         self,
