@@ -10,10 +10,10 @@ tests/tool_parsers/test_mistral_tool_parser.py); its pytest id starts with that 
   `mistral` model (pre-v11, Hugging Face and mistral-common tokenizer modes), one-shot and in
   one-token chunks. The v11 shape there is read as v11 (a deliberate deviation from vLLM 0.33.0).
 
-vLLM 0.33.0 contradicts two tests: `test_extract_tool_calls_v11_without_args_skipped` (0.33.0
-returns the bare name as a call with `{}`; not followed: the newer tests/parser/mistral/test_tool_calls.py
-asserts 0.33.0's answer) and, on a pre-v11 tokenizer, every `[TOOL_CALLS]NAME{…}`
-vector (0.33.0 returns the text as content). `test_extract_tool_calls_pre_v11_multiple_bot_tokens_raises`
+On a pre-v11 tokenizer vLLM 0.33.0 contradicts every `[TOOL_CALLS]NAME{…}` vector (0.33.0
+returns the text as content). `test_extract_tool_calls_v11_without_args_skipped` is the file's
+engine-era version (a bare name is a call with `{}`, as 0.33.0 answers); the older version
+asserted no call. `test_extract_tool_calls_pre_v11_multiple_bot_tokens_raises`
 asserts an error that 0.33.0 no longer raises (a later `[TOOL_CALLS]` is trailing text); no server
 answers an error for it, so it is not pinned.
 """
@@ -36,10 +36,6 @@ from vllm_vectors_run import (
     request_context,
 )
 
-# A newer test of the same parser asserts vLLM 0.33.0's answer (docs/deviations.md, review table).
-NOT_FOLLOWED = {
-    "tests/tool_parsers/test_mistral_tool_parser.py::test_extract_tool_calls_v11_without_args_skipped",
-}
 FIXED = {
     "test_extract_tool_calls_no_tools[pre_v11]",
     "test_extract_tool_calls_no_tools[v11]",
@@ -57,6 +53,7 @@ FIXED = {
     "test_extract_tool_calls[multiple_tool_calls]",
     "test_extract_tool_calls[complex]",
     "test_extract_tool_calls[wrong_json]",
+    "test_extract_tool_calls_v11_without_args_skipped",
     "test_extract_tool_calls_streaming_pre_v11_tokenizer[no_tools]",
     "test_extract_tool_calls_streaming_pre_v11_tokenizer[single_tool_add]",
     "test_extract_tool_calls_streaming_pre_v11_tokenizer[single_tool_add_strings]",
@@ -122,7 +119,7 @@ def _client(tokenizer_mode: str) -> Any:
 def _served_vectors() -> list[Any]:
     out = []
     for vec in load_vectors("mistral", kind="tool"):
-        if vec["asserted"] == ["raises"] or vec["source"] in NOT_FOLLOWED:
+        if vec["asserted"] == ["raises"]:
             continue
         for mode in ("non_streaming", "streaming") if vec["mode"] == "both" else (vec["mode"],):
             for tokenizer_mode in ("hf", "mistral"):
@@ -236,7 +233,7 @@ def _one_shot_streamed() -> list[Any]:
     out = []
     for vec in load_vectors("mistral", kind="tool", mode="non_streaming"):
         name = vec["source"].split("::", 1)[1]
-        if vec["source"].startswith("tests/parser/mistral/") and name in ONE_SHOT_STREAMED:
+        if name in ONE_SHOT_STREAMED:
             out += [pytest.param(vec, c, id=f"{name}:{c}") for c in ("1", "mix14", "all")]
     return out
 
