@@ -57,8 +57,8 @@ def test_every_glm45_vector_passes() -> None:
 
 
 def test_every_glm45_reasoning_vector_passes() -> None:
-    """The reasoning vectors too: output without `<think>` is content, one-shot an unclosed
-    `<think>` leaves the output as content (test_glm4_moe_reasoning_parser.py)."""
+    """The reasoning vectors too (the engine-era test_glm4_moe_reasoning_parser.py, which
+    asserts vLLM 0.33.0's split: output without `<think>` is reasoning)."""
     from vllm_vectors_loader import load_vectors
     from vllm_vectors_run import modes
 

@@ -1,18 +1,15 @@
 """glm45 / glm47: `<think>` reasoning, `<tool_call>NAME<arg_key>..` calls (GLM-4.5/4.7).
 
-vLLM 0.33.0 runs both names on one grammar that starts inside the reasoning. glm45 follows
-vLLM's tests/reasoning/test_glm4_moe_reasoning_parser.py instead (docs/deviations.md): GLM-4.5
-writes its own `<think>`, so output without `<think>` is content, and one-shot a `<think>`
-that nothing closes leaves the whole output as content (streaming sends it as reasoning, as
-the test asserts). glm47 keeps 0.33.0's split (tests/reasoning/test_glm47_reasoning_parser.py).
+vLLM 0.33.0 runs both names on one grammar that starts inside the reasoning, as the engine-era
+tests/reasoning/test_glm4_moe_reasoning_parser.py asserts (output without `<think>` is
+reasoning). glm47 also reads an empty reasoning section as "" one-shot, as its own tests assert
+(tests/reasoning/test_glm47_reasoning_parser.py).
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from tokenfront.parsers.base import JSONState
-from tokenfront.parsers.engines.markup_lexer import CONTENT
 from tokenfront.parsers.engines.reasoning_grammar import (
     END,
     REASONING,
@@ -31,7 +28,7 @@ ARG_TAGS = ("ARG_KEY_START", "ARG_KEY_END", "ARG_VALUE_START", "ARG_VALUE_END")
 
 
 @cache
-def _glm(thinking: bool, *, opens_in_text: bool = False) -> Grammar:
+def _glm(thinking: bool) -> Grammar:
     terminals: dict[str, tuple[str, ...]] = {
         "TOOL_START": ("<tool_call>",),
         "TOOL_END": ("</tool_call>",),
@@ -63,15 +60,11 @@ def _glm(thinking: bool, *, opens_in_text: bool = False) -> Grammar:
         terminals=terminals,
         transitions={(s, t): (n, e) for s, t, n, e in rows},
         token_id_terminals=ids,
-        initial_state=REASONING if thinking and not opens_in_text else TEXT,
+        initial_state=REASONING if thinking else TEXT,
         wait_for_reasoning=thinking,
         turn_boundaries=frozenset(("<|system|>", "<|user|>", "<|assistant|>", "<|observation|>")),
         strip_trailing_reasoning_ws=True,
     )
-
-
-def _glm45(thinking: bool) -> Grammar:
-    return _glm(thinking, opens_in_text=True)
 
 
 @reasoning_parser("glm47")
@@ -82,28 +75,4 @@ class Glm47ReasoningParser(GrammarReasoningParser):
 
 @reasoning_parser("glm45")
 class Glm45ReasoningParser(GrammarReasoningParser):
-    spec = GrammarSpec(_glm45, think_toggle_default_on)
-
-    def _process(self, st: JSONState, tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        events: list[tuple[str, str]] = []
-        for term, value in tokens:
-            if self.thinking and not st.get("od") and st["st"] == TEXT:
-                if term == "THINK_START":
-                    st["od"] = True
-                elif term != CONTENT or value.strip():
-                    # the output does not open with `<think>`: no reasoning in it
-                    st["od"] = True
-                    events.append((END, ""))
-            events.extend(super()._process(st, [(term, value)]))
-        return events
-
-    def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
-        if self.thinking and self._left_open(text):
-            return None, text
-        return super().extract_reasoning(text)
-
-    def _left_open(self, text: str) -> bool:
-        """Whether only the end of the output ended the reasoning (no `</think>`, no call)."""
-        st = self._fresh(TEXT if self.prompt_closes else self.c.grammar.initial_state)
-        events = self._feed(st, text)
-        return st["st"] == REASONING and not any(kind == END for kind, _ in events)
+    spec = GrammarSpec(_glm, think_toggle_default_on)
