@@ -5,7 +5,9 @@ tests/entrypoints/openai/tool_parsers/test_deepseekv3_tool_parser.py,
 test_gigachat3_tool_parser.py, test_granite4_tool_parser.py, test_granite_tool_parser.py and
 tests/entrypoints/openai/reasoning_parsers/test_deepseekr1_reasoning_parser.py
 (tests/parsers/vllm_vectors/<parser>.entrypoints.json; the cases these older copies share with
-the newer tests/tool_parsers/ and tests/reasoning/ files are not repeated there), one-shot and
+the newer tests/tool_parsers/ and tests/reasoning/ files are not repeated there; the
+deepseek_r1 file's later version, 5,222 characters, reads output without <think> as reasoning
+like tests/reasoning/, so its older `no_streaming0/1` ids are not kept), one-shot and
 streamed one token per delta by `vllm_vectors_run`. `NOT_FOLLOWED` lists the vectors tokenfront
 does not satisfy, with the reason (docs/deviations.md).
 """
@@ -27,17 +29,8 @@ SOURCES = {
     "deepseek_r1": REASONING + "test_deepseekr1_reasoning_parser.py",
 }
 
-_R1 = (
-    "the old DeepSeek-R1 parser read an output without <think> as content; vLLM 0.33.0 reads "
-    "it as reasoning, as the newer tests/reasoning/test_deepseekr1_reasoning_parser.py asserts "
-    "for the same shape (no_content_token, no_reasoning_token_streaming)"
-)
-
 # "<test id after the file path>:<mode>" (or without ":<mode>" for every mode) -> reason.
-NOT_FOLLOWED: dict[str, str] = {
-    "test_reasoning[no_streaming0]": _R1,
-    "test_reasoning[no_streaming1]": _R1,
-}
+NOT_FOLLOWED: dict[str, str] = {}
 
 
 def _cases() -> list[Any]:
