@@ -28,17 +28,45 @@ _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _ARGS_RE = re.compile(r'"arguments"\s*:\s*')
 # `json.dumps(value, ensure_ascii=False)` without building an encoder per call.
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
-_CALL_PATTERNS: dict[tuple[str, str], re.Pattern[str]] = {}
+def _outside_strings(text: str, start: int, marker: str) -> int:
+    """The first `marker` in `text[start:]` that is not inside a JSON string literal, or -1."""
+    in_string = escaped = False
+    at = start
+    while True:
+        nxt = text.find(marker, at)
+        if nxt == -1:
+            return -1
+        for ch in text[at:nxt]:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = in_string
+            elif ch == '"':
+                in_string = not in_string
+        if not in_string:
+            return nxt
+        for ch in marker:  # the marker's own characters are string text
+            escaped = ch == "\\" and not escaped
+        at = nxt + len(marker)
 
 
-def _call_pattern(start: str, end: str) -> re.Pattern[str]:
-    """Closed calls `start … end` (shortest) or an open last call `start …`."""
-    pattern = _CALL_PATTERNS.get((start, end))
-    if pattern is None:
-        pattern = _CALL_PATTERNS[(start, end)] = re.compile(
-            f"{re.escape(start)}(.*?){re.escape(end)}|{re.escape(start)}(.*)", re.DOTALL
-        )
-    return pattern
+def call_close(text: str, body_at: int, end: str) -> tuple[int, bool]:
+    """Where the call whose body starts at `body_at` ends: (index of its `end` marker or -1,
+    whether a marker seen so far is only text inside a JSON string of the body).
+
+    The first marker closes the call, as in vLLM 0.33.0, unless it lies inside a JSON string
+    and a later marker outside the strings closes a body that parses (vLLM's hermes tests,
+    issue #45167: `"content": "… </tool_call> …"` is argument text).
+    """
+    first = text.find(end, body_at)
+    if first == -1 or is_complete_json(text[body_at:first].strip()):
+        return first, False
+    outside = _outside_strings(text, body_at, end)
+    if outside == first:
+        return first, False
+    if outside != -1 and is_complete_json(text[body_at:outside].strip()):
+        return outside, False
+    return first, True
 
 
 def partial_tag_overlap(text: str, tag: str) -> int:
@@ -105,11 +133,15 @@ class JsonInMarkersToolParser(ToolParser):
         start, end = self.start_marker, self.end_marker
         if start not in text:
             return ExtractedToolCalls(False, [], text)
-        pattern = _call_pattern(start, end)
         try:
             calls = []
-            for closed, open_tail in pattern.findall(text):
-                obj: Any = json.loads(closed if closed else open_tail)
+            at = text.find(start)
+            while at != -1:
+                body_at = at + len(start)
+                close, _ = call_close(text, body_at, end)
+                body = text[body_at:] if close == -1 else text[body_at:close]
+                at = -1 if close == -1 else text.find(start, close + len(end))
+                obj: Any = json.loads(body)
                 if not isinstance(obj["name"], str):  # vLLM's FunctionCall rejects it
                     raise TypeError("tool name must be a string")
                 calls.append(
@@ -136,8 +168,8 @@ class JsonInMarkersToolParser(ToolParser):
     def _split_region(self, buf: str) -> tuple[str, bool, int]:
         """The first call in `buf` (which starts with a start marker): json, complete, end."""
         body_at = len(self.start_marker)
-        close = buf.find(self.end_marker, body_at)
-        if close != -1:
+        close, quoted = call_close(buf, body_at, self.end_marker)
+        if close != -1 and not (quoted and not is_complete_json(buf[body_at:close].strip())):
             return buf[body_at:close].strip(), True, close + len(self.end_marker)
         raw = buf[body_at:]
         overlap = partial_tag_overlap(raw, self.end_marker)
