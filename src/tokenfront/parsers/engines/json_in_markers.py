@@ -28,6 +28,8 @@ _NAME_RE = re.compile(r'"name"\s*:\s*"([^"]+)"')
 _ARGS_RE = re.compile(r'"arguments"\s*:\s*')
 # `json.dumps(value, ensure_ascii=False)` without building an encoder per call.
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _outside_strings(text: str, start: int, marker: str) -> int:
     """The first `marker` in `text[start:]` that is not inside a JSON string literal, or -1."""
     in_string = escaped = False
@@ -52,7 +54,7 @@ def _outside_strings(text: str, start: int, marker: str) -> int:
 
 def call_close(text: str, body_at: int, end: str) -> tuple[int, bool]:
     """Where the call whose body starts at `body_at` ends: (index of its `end` marker or -1,
-    whether a marker seen so far is only text inside a JSON string of the body).
+    whether its only marker so far lies inside a JSON string, so more text may move it).
 
     The first marker closes the call, as in vLLM 0.33.0, unless it lies inside a JSON string
     and a later marker outside the strings closes a body that parses (vLLM's hermes tests,
@@ -66,7 +68,8 @@ def call_close(text: str, body_at: int, end: str) -> tuple[int, bool]:
         return first, False
     if outside != -1 and is_complete_json(text[body_at:outside].strip()):
         return outside, False
-    return first, True
+    # inside a string and nothing after it yet: a stream waits for more
+    return first, text.find(end, first + len(end)) == -1
 
 
 def partial_tag_overlap(text: str, tag: str) -> int:
@@ -169,12 +172,15 @@ class JsonInMarkersToolParser(ToolParser):
         """The first call in `buf` (which starts with a start marker): json, complete, end."""
         body_at = len(self.start_marker)
         close, quoted = call_close(buf, body_at, self.end_marker)
-        if close != -1 and not (quoted and not is_complete_json(buf[body_at:close].strip())):
+        if close != -1 and not quoted:
             return buf[body_at:close].strip(), True, close + len(self.end_marker)
-        raw = buf[body_at:]
-        overlap = partial_tag_overlap(raw, self.end_marker)
-        if overlap:
-            raw = raw[:-overlap]
+        if close != -1:  # a marker inside an open string: held until later text settles it
+            raw = buf[body_at:close]
+        else:
+            raw = buf[body_at:]
+            overlap = partial_tag_overlap(raw, self.end_marker)
+            if overlap:
+                raw = raw[:-overlap]
         tc_json = raw.strip()
         return tc_json, (is_complete_json(tc_json) if tc_json else False), -1
 
