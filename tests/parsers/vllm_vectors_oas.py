@@ -50,6 +50,10 @@ STEP3P5_PREFIX = (
     "step3p5: text before the output's own <think> is content one-shot, but streamed it is reasoning "
     "before <think> arrives (test_reasoning[new_line_streaming] asserts it streamed as reasoning)"
 )
+KIMI_ARGS_WS = (
+    "kimi_k2 (an older test version comparing exact argument strings): one-shot strips the "
+    "whitespace around the arguments JSON, the stream already sent it as the model wrote it"
+)
 
 # vector `source` (optionally `@<chunking>` for one chunking only) -> why its stream differs.
 STREAM_OPEN: dict[str, str] = {
@@ -109,6 +113,9 @@ STREAM_OPEN: dict[str, str] = {
     "tests/tool_parsers/test_xlam_tool_parser.py::test_extract_tool_calls[single_tool_with_json_code_block]": WS,  # xlam
     "tests/tool_parsers/test_xlam_tool_parser.py::test_extract_tool_calls[single_tool_with_tool_calls_tag]@1": XLAM_OPENER,  # xlam
     "tests/tool_parsers/test_xlam_tool_parser.py::test_extract_tool_calls[single_tool_with_tool_calls_tag]@mix14": XLAM_OPENER,  # xlam
+    "tests/tool_parsers/test_kimi_k2_tool_parser.py::test_extract_tool_calls[tool_call_with_content_before]": KIMI_ARGS_WS,  # kimi_k2
+    "tests/tool_parsers/test_kimi_k2_tool_parser.py::test_extract_tool_calls[multi_tool_call_with_content_before]": KIMI_ARGS_WS,  # kimi_k2
+    "tests/tool_parsers/test_kimi_k2_tool_parser.py::test_extract_tool_calls[mixed_spacing_tool_calls]": KIMI_ARGS_WS,  # kimi_k2
     "tests/reasoning/test_step3p5_reasoning_parser.py::test_reasoning[new_line]": STEP3P5_PREFIX,  # step3p5
     "tests/reasoning/test_step3p5_reasoning_parser.py::test_step3p5_preserves_prefix_before_think[0]": STEP3P5_PREFIX,  # step3p5
     "tests/reasoning/test_step3p5_reasoning_parser.py::test_step3p5_preserves_prefix_before_think[3]": STEP3P5_PREFIX,  # step3p5
