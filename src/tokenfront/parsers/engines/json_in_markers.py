@@ -47,8 +47,7 @@ def _outside_strings(text: str, start: int, marker: str) -> int:
                 in_string = not in_string
         if not in_string:
             return nxt
-        for ch in marker:  # the marker's own characters are string text
-            escaped = ch == "\\" and not escaped
+        escaped = False  # the marker (no backslash in it) is string text
         at = nxt + len(marker)
 
 
