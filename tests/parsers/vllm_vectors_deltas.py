@@ -21,6 +21,7 @@ PER_DELTA = (
     "delta_indices",
     "single_tool_delta",
     "last_delta_content",
+    "per_delta",
     "content_before_args",
 )
 
@@ -108,14 +109,21 @@ def _single_tool_delta(vec: dict[str, Any], deltas: list[DeltaMessage | None]) -
     return []
 
 
-def _last_delta_content(vec: dict[str, Any], deltas: list[DeltaMessage | None]) -> list[str]:
+def _per_delta(vec: dict[str, Any], deltas: list[DeltaMessage | None]) -> list[str]:
+    """`per_delta[i]`: what the i-th delta returns (None: not asserted; `returns_none`:
+    nothing; else its `content` / `reasoning`, None meaning absent)."""
     out = []
     for at, want in enumerate(vec["per_delta"]):
         if want is None:
             continue
-        got = deltas[at].content if at < len(deltas) and deltas[at] is not None else None
-        if got != want["content"]:
-            out.append(f"delta {at} content {got!r} != {want['content']!r}")
+        got = deltas[at] if at < len(deltas) else None
+        if want.get("returns_none"):
+            if got is not None and (got.content or got.reasoning or got.tool_calls):
+                out.append(f"delta {at} returns {got!r}, wanted nothing")
+            continue
+        for field in ("content", "reasoning"):
+            if field in want and (getattr(got, field, None) or None) != want[field]:
+                out.append(f"delta {at} {field} {getattr(got, field, None)!r} != {want[field]!r}")
     return out
 
 
@@ -139,7 +147,8 @@ CHECKS: dict[str, Callable[[dict[str, Any], list[DeltaMessage | None]], list[str
     "delta_args_contains": _delta_args_contains,
     "delta_indices": _delta_indices,
     "single_tool_delta": _single_tool_delta,
-    "last_delta_content": _last_delta_content,
+    "last_delta_content": _per_delta,
+    "per_delta": _per_delta,
     "content_before_args": _content_before_args,
 }
 

@@ -184,6 +184,10 @@ def request_context(vec: dict[str, Any]) -> ParseContext:
         chat_template_kwargs=dict(request.get("chat_template_kwargs") or {}),
         enable_auto_tools=True,
         prompt_token_ids=_prompt_ids(vec),
+        extra={
+            "response_format": request.get("response_format"),
+            "structured_outputs": request.get("structured_outputs"),
+        },
     )
 
 

@@ -19,6 +19,7 @@ def build_parse_context(
     from tokenfront.render.chat_params import history_tool_call_count, resolve_chat_template_kwargs
 
     response_format = chat_request.response_format
+    structured_outputs = chat_request.structured_outputs
     return ParseContext(
         tools=chat_request.tool_dicts(),
         tool_choice=chat_request.tool_choice_value(),
@@ -35,6 +36,9 @@ def build_parse_context(
                 response_format.model_dump(mode="json", by_alias=True)
                 if response_format is not None
                 else None
+            ),
+            "structured_outputs": (
+                structured_outputs.as_dict() if structured_outputs is not None else None
             ),
             "parallel_tool_calls_raw": chat_request.parallel_tool_calls,
         },

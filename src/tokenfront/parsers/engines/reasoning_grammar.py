@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import DeltaMessage, JSONState, ParseContext, ReasoningParser
+from tokenfront.parsers.engines.constrained_output import constrained_output, read_opening
 from tokenfront.parsers.engines.content_whitespace import hold_leading_whitespace
 from tokenfront.parsers.engines.markup_lexer import CONTENT, LiteralTable, ScannerDecoding
 from tokenfront.parsers.engines.tool_span import tool_marker_counts
@@ -182,12 +183,27 @@ class GrammarReasoningParser(ReasoningParser):
     empty_reasoning_is_empty_string: ClassVar[bool] = False
     # ... only when the output opens the section itself (`<think></think>…`; kimi_k2's tests)
     empty_reasoning_needs_opener: ClassVar[bool] = False
+    # Output a structured-output constraint shapes is content unless it opens with the think
+    # start marker (`engines/constrained_output.py`; kimi_k2's tests).
+    constrained_output_is_content: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
         self.thinking = self.spec.thinking(ctx.chat_template_kwargs or {})
         self.c = _compile(self.spec, self.thinking, tokenizer)
         self.prompt_closes = False
+        self.constrained = (
+            self.constrained_output_is_content
+            and self.thinking
+            and self.c.grammar.initial_state == REASONING
+            and constrained_output(ctx)
+        )
+        # set by `stream` when constrained output turned out to be content from its start
+        self.opened_as_content = False
+
+    def _think_markers(self) -> tuple[str, str]:
+        terminals = self.c.grammar.terminals
+        return terminals["THINK_START"][0], terminals["THINK_END"][0]
 
     # ---- prompt facts -------------------------------------------------------------------
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
@@ -308,6 +324,10 @@ class GrammarReasoningParser(ReasoningParser):
     def extract_reasoning(self, text: str) -> tuple[str | None, str | None]:
         if not self.thinking and self.spec.plain_when_off:
             return None, text
+        if self.constrained:
+            if read_opening(text, *self._think_markers()) != "think":
+                return None, text or None
+            text = text.lstrip()
         g = self.c.grammar
         st = self._fresh(TEXT if self.prompt_closes else g.initial_state)
         st["once"] = True
@@ -343,7 +363,10 @@ class GrammarReasoningParser(ReasoningParser):
 
     # ---- streaming ------------------------------------------------------------------------
     def initial_state(self, prompt_token_ids: Sequence[int] | None) -> JSONState:
-        return self._fresh(self.c.grammar.initial_state)
+        state = self._fresh(self.c.grammar.initial_state)
+        if self.constrained:
+            state["opening"] = ""  # constrained output held until its start decides it
+        return state
 
     def _to_delta(
         self, st: JSONState, events: list[tuple[str, str]], *, finished: bool
@@ -378,10 +401,34 @@ class GrammarReasoningParser(ReasoningParser):
     ) -> tuple[DeltaMessage | None, bool]:
         if self.c.decoding is not None:
             self.c.decoding.check(state["buf"], delta_text, delta_ids)
+        if "opening" in state:
+            pending = state["opening"] + delta_text
+            opening = read_opening(pending, *self._think_markers())
+            if opening == "hold":
+                state["opening"] = pending
+                return None, False
+            del state["opening"]
+            if opening == "content":
+                state["st"], state["ended"] = TEXT, True
+                self.opened_as_content = True
+                return DeltaMessage(content=pending), True
+            delta_text = pending.lstrip()
         delta = self._to_delta(state, self._feed(state, delta_text), finished=False)
         return self._strip_reasoning(state, delta), state["ended"]
 
+    def ends_at_finish(self, state: JSONState) -> bool:
+        """Whether the end of the output ends the reasoning here: constrained output still
+        held at its start is content."""
+        if not state.get("opening"):
+            return False
+        state["st"], state["opening_flush"] = TEXT, state.pop("opening")
+        return True
+
     def finish(self, state: JSONState) -> DeltaMessage | None:
+        if "opening_flush" in state or "opening" in state:
+            held = state.pop("opening_flush", None) or state.pop("opening", "")
+            state["st"] = TEXT
+            return DeltaMessage(content=held) if held else None
         events = self._finish_events(state)
         if events or state["dc"]:
             return self._to_delta(state, events, finished=True)

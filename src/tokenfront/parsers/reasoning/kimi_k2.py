@@ -64,10 +64,11 @@ class KimiK2ReasoningParser(GrammarReasoningParser):
     spec = GrammarSpec(_kimi, think_toggle_default_on)
     empty_reasoning_is_empty_string = True
     empty_reasoning_needs_opener = True
+    constrained_output_is_content = True
 
     def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
         ids = list(token_ids)
-        if not self.thinking:
+        if not self.thinking or self.opened_as_content:
             return ids
         for marker, keep in (("</think>", False), (SECTION_START, True)):
             tid = self.vocab_id(marker)
