@@ -33,6 +33,12 @@ from tokenfront.protocol.message_schemas import (
     openai_schema_takes,
     schema_refusal,
 )
+from tokenfront.protocol.structural_tag import (
+    NESTING_MESSAGE,
+    exceeds_tag_nesting,
+    response_format_error,
+    structural_tag_error,
+)
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -323,11 +329,9 @@ def _check_response_format(data: dict[str, Any]) -> None:
 
 
 def _check_structural_tag_format(response_format: dict[str, Any]) -> None:
-    fmt = response_format
-    ok = ("format" in fmt) or (
-        isinstance(fmt.get("structures"), list) and isinstance(fmt.get("triggers"), list)
-    )
-    if not ok:
+    # vLLM's `validate_structural_tag_response_format`: the legacy or `format` model, then
+    # xgrammar's verdict on the dumped tag.
+    if response_format_error(response_format) is not None:
         raise RequestValidationFailure(
             "Invalid response_format structural_tag specification.",
             parameter="response_format",
@@ -380,8 +384,13 @@ def _check_structured_outputs_count(data: dict[str, Any], *, chat: bool) -> None
         raise RequestValidationFailure(
             "You can only either use constraints for structured outputs or tools, not both.",
         )
+    # vLLM's `validate_structured_outputs_structural_tag` (a too deep tag keeps its own message).
     tag = so.get("structural_tag")
-    if tag is not None and (not isinstance(tag, str) or not tag):
+    if tag is None:
+        return
+    if isinstance(tag, str) and tag and exceeds_tag_nesting(tag):
+        raise RequestValidationFailure(NESTING_MESSAGE)
+    if not isinstance(tag, str) or structural_tag_error(tag) is not None:
         raise RequestValidationFailure(
             "Invalid structured_outputs structural_tag specification.",
             parameter="structured_outputs",
