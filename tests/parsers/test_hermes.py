@@ -113,3 +113,21 @@ def test_stream_name_then_arguments_and_bounded_state() -> None:
     assert calls == [("get_weather", '{"city": "Paris"}'), ("g", "{}")]
     assert state["buf"] == ""  # finished calls are dropped from the state
     assert parser.remaining_args(state) == ""
+
+
+def test_stream_end_closes_a_call_held_at_an_in_string_marker_and_reads_the_next() -> None:
+    # A stray quote leaves the first `</tool_call>` inside an open string, so the stream holds
+    # it for a later marker; when the output ends first, that marker closes the call after
+    # all and the call behind it is read, as vLLM 0.33.0 streams them (sweep seed 36).
+    text = (
+        '<tool_call>\n{"name": "search", "arguments": {"q": "x"y"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    )
+    parser = make()
+    state = parser.initial_state()
+    deltas = [parser.stream(state, piece, ids) for piece, ids in token_pieces(text)]
+    deltas.append(parser.finish(state))
+    assert collect(deltas) == (
+        None,
+        [("search", '{"q": "x"y"}}'), ("get_weather", '{"city": "Paris"}')],
+    )

@@ -101,3 +101,19 @@ def test_a_long_plain_chunk_is_not_stepped_token_by_token(monkeypatch: pytest.Mo
     assert steps[0] <= 2 * len(token_chunks(WEATHER, MODEL))  # the calls' tokens only
     assert joined(deltas) == joined(stream("jamba", MODEL, token_chunks(text, MODEL)))
     assert joined(deltas)[0] == prose + " "
+
+
+def test_split_chunks_append_no_arguments_a_one_token_stream_would_not() -> None:
+    # A call without an `arguments` key: one token per chunk vLLM 0.33.0 sends the name only
+    # (the stream's last delta carries no call, so no end-of-stream arguments); in several-
+    # token chunks the catch-up to that shadow did append `{}` (sweep seed 36).
+    from calls_support import tokenizer as tok_of
+
+    tok = tok_of(MODEL)
+    pieces = ['<tool_calls>[{"name": "get_weather', '", "x": 1}]', "</tool_calls>", ""]
+    chunks = [(p, tok.encode(p, add_special_tokens=False)) for p in pieces]
+    chunks[-1] = ("", [tok.convert_tokens_to_ids("<|im_end|>")])
+    assert joined(stream("jamba", MODEL, chunks))[1] == [("get_weather", "")]
+    assert joined(stream("jamba", MODEL, token_chunks("".join(pieces), MODEL)))[1] == [
+        ("get_weather", "")
+    ]

@@ -59,6 +59,19 @@ def test_parallel_calls_and_surrounding_text_dropped() -> None:
     )  # fmt: skip
 
 
+def test_back_to_back_calls_one_shot_are_content_as_in_vllm() -> None:
+    # The second object's own start is skipped (it begins where the first ends) and its inner
+    # `{"query": "x"}` has no name: vLLM 0.33.0 answers the whole output as content. That
+    # object is no prose after the calls (the trailing-prose deviation does not apply).
+    call = '{"name": "get_weather", "parameters": {"city": "Tokyo"}}'
+    text = call + '{"name": "search", "parameters": {"query": "x"}}'
+    assert oneshot("llama3_json", MODEL, text) == (text, [])
+    assert oneshot("llama3_json", MODEL, call + '{"x": 1}') == (
+        None,
+        [("get_weather", '{"city": "Tokyo"}')],
+    )
+
+
 def test_missing_name_or_cut_off_is_content() -> None:
     assert oneshot("llama3_json", MODEL, '{"parameters": {}}') == ('{"parameters": {}}', [])
     cut = '{"name": "get_weather", "parameters": {"city": "Par'

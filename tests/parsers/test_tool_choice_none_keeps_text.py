@@ -138,3 +138,15 @@ def test_stream_without_a_reasoning_parser_keeps_think_end_as_text() -> None:
     pipeline, tok = output_parser("glm45", "synthetic-multi", reasoning=None)
     ctx = ParseContext(tools=None, tool_choice=None, enable_auto_tools=True)
     assert stream_pieces(pipeline, tok, ["r</think>", " x</think>", " y"], ctx) == ("r</think> x</think> y", "")
+
+
+def test_stream_without_tools_reads_a_reopened_think_block_as_one_shot() -> None:
+    # vLLM 0.33.0's glm45 engine reopens the reasoning at a `<think>` in the content, tool
+    # parsing skipped or not; the kept text of a request without tools does so too.
+    pipeline, tok = output_parser("glm45", "synthetic-multi", reasoning="glm45")
+    ctx = ParseContext(tools=None, tool_choice=None, enable_auto_tools=True)
+    text = "a</think> x<think> y\n</think>\n\nz"
+    ids = tok.encode(text, add_special_tokens=False)
+    assert stream_pieces(pipeline, tok, [tok.decode([i]) for i in ids], ctx) == (" x\n\nz", "a y")
+    message = pipeline.parse(text, ids, ctx)
+    assert (message["content"], message["reasoning"]) == (" x\n\nz", "a y")

@@ -16,7 +16,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from vllm_vectors_run import cases, needs_models, output_parser, pinned_cases, problems
+from vllm_vectors_run import (
+    cases,
+    needs_models,
+    output_parser,
+    pinned_cases,
+    problems,
+    stream_pieces,
+)
+
+from tokenfront.parsers.base import ParseContext
 
 FIXED = {
     "test_anyof_string_null_with_null_literal_returns_none[coder]<None>",
@@ -228,3 +237,15 @@ def test_answer_after_think_end_comes_before_the_promoted_call() -> None:
     _, content = parser.extract_reasoning(vec["model_output"])
     assert content is not None
     assert content.index("Here is the answer.") < content.index("<tool_call>")
+
+
+def test_a_dropped_repeated_think_end_does_not_hold_back_an_engine_tool_parser() -> None:
+    # The repeated `</think>` leaves the tool parser's text and ids alike: with its id left in,
+    # the qwen3_xml engine waited for that id's text and sent the rest at the end, `<think>`
+    # twice (vLLM 0.33.0 streams it as it comes).
+    pipeline, tok = output_parser("qwen3_xml", "qwen3", reasoning="qwen3")
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    ctx = ParseContext(tools=tools, tool_choice=None, enable_auto_tools=True)
+    text = "<think>a</think> x<think> y</think> z<think>w"
+    pieces = [tok.decode([i]) for i in tok.encode(text, add_special_tokens=False)]
+    assert stream_pieces(pipeline, tok, pieces, ctx) == (" x<think> y z<think>w", "a")

@@ -329,6 +329,11 @@ class ReasoningParser:
         """What `text_for_tool_parser` still holds when the stream ends."""
         return ""
 
+    def ids_for_tool_parser(self, state: JSONState, token_ids: list[int]) -> list[int]:
+        """The chunk's ids as the tool parser should see them: without those of a marker
+        `text_for_tool_parser` dropped (a tool engine waits for the text of an id it lexes)."""
+        return token_ids
+
 
 class ToolParser:
     """Finds tool calls in (post-reasoning) content. See the module docstring."""
@@ -352,6 +357,11 @@ class ToolParser:
         """`kept_text` of a streamed chunk (`state` is the parser's stream state; `final`: the
         output ends with this chunk)."""
         return self.kept_text(text)
+
+    def kept_text_split(self, state: JSONState, text: str, *, final: bool) -> tuple[str, str]:
+        """`kept_text_stream` as (content, reasoning): a parser whose grammar reopens reasoning
+        in the content reads a think block there as reasoning."""
+        return self.kept_text_stream(state, text, final=final), ""
 
     @classmethod
     def kwargs_error(cls, chat_template_kwargs: dict[str, Any]) -> str | None:

@@ -498,6 +498,7 @@ class ChatOutputParser:
             st["ts"] = True
             if rp is not None and st.get("ro"):
                 tool_text = rp.text_for_tool_parser(st["r"], tool_text)
+                tool_ids = rp.ids_for_tool_parser(st["r"], tool_ids)
                 if finished:
                     tool_text += rp.text_for_tool_parser_flush(st["r"])
             batch_reasoning = delta.reasoning if delta else None
@@ -593,15 +594,18 @@ class ChatOutputParser:
                 held = st["t"].get("kh", "") if text else ""
                 tool.stream(tool.initial_state(), held + text, ids)
             kept = self.engine_based and self._keeps_text(tool, ctx)
+            reasoning = ""
             if kept:
-                text = tool.kept_text_stream(st["t"], text, final=finished)
+                text, reasoning = tool.kept_text_split(st["t"], text, final=finished)
             if tool.empty_section is not None:  # "kept": text held as a possible empty section
                 text, st["kept"] = stream_dropping_empty_sections(
                     st.get("kept", ""), text, *tool.empty_section, final=finished
                 )
             if kept:
                 text = hold_leading_whitespace(st["t"], text, finished, held="kd", seen="kn")
-            return DeltaMessage(content=text) if text else None
+            if text or reasoning:
+                return DeltaMessage(content=text or None, reasoning=reasoning or None)
+            return None
         choice = ctx.tool_choice
         supports = tool.forced_choice(self.strict_tool_calling)
         named = ctx.named_function if isinstance(choice, dict) else None

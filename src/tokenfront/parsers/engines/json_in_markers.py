@@ -167,11 +167,13 @@ class JsonInMarkersToolParser(ToolParser):
         # call's start marker; idx: index of that call; tools: per call [name_sent, args_len]
         return {"started": False, "tail": "", "buf": "", "idx": 0, "tools": [], "stuck": False}
 
-    def _split_region(self, buf: str) -> tuple[str, bool, int]:
-        """The first call in `buf` (which starts with a start marker): json, complete, end."""
+    def _split_region(self, buf: str, final: bool = False) -> tuple[str, bool, int]:
+        """The first call in `buf` (which starts with a start marker): json, complete, end.
+        `final`: the output has ended, so a marker inside an open string closes the call
+        after all (no later marker came to settle it: vLLM 0.33.0's reading)."""
         body_at = len(self.start_marker)
         close, quoted = call_close(buf, body_at, self.end_marker)
-        if close != -1 and not quoted:
+        if close != -1 and (not quoted or final):
             return buf[body_at:close].strip(), True, close + len(self.end_marker)
         if close != -1:  # a marker inside an open string: held until later text settles it
             raw = buf[body_at:close]
@@ -195,7 +197,7 @@ class JsonInMarkersToolParser(ToolParser):
                 raw = raw[:-1].rstrip()
         return raw
 
-    def _calls(self, state: JSONState) -> list[DeltaToolCall]:
+    def _calls(self, state: JSONState, final: bool = False) -> list[DeltaToolCall]:
         deltas: list[DeltaToolCall] = []
         buf: str = state["buf"]
         while not state["stuck"]:
@@ -205,7 +207,7 @@ class JsonInMarkersToolParser(ToolParser):
                 buf = buf[len(buf) - keep :] if keep else ""
                 break
             buf = buf[at:]
-            tc_json, complete, end = self._split_region(buf)
+            tc_json, complete, end = self._split_region(buf, final)
             index = state["idx"]
             tools: list[list[Any]] = state["tools"]
             if index >= len(tools):
@@ -263,6 +265,14 @@ class JsonInMarkersToolParser(ToolParser):
         if content or deltas:
             return DeltaMessage(content=content or None, tool_calls=deltas)
         return None
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        """The output ended: a call held at a marker inside an open string closes there, and
+        the calls after it are read (they were waiting behind the held one)."""
+        if not state["started"] or state["stuck"] or not state["buf"]:
+            return None
+        deltas = self._calls(state, final=True)
+        return DeltaMessage(tool_calls=deltas) if deltas else None
 
     def remaining_args(self, state: JSONState) -> str:
         tools = state.get("tools") or []

@@ -175,6 +175,39 @@ def lex_kept_text(
     return "".join(value for name, value in lexemes if name not in dropped)
 
 
+def lex_kept_think_blocks(
+    table: LiteralTable,
+    state: dict[str, Any],
+    text: str,
+    *,
+    final: bool,
+    dropped: Container[str],
+    opens: Container[str],
+    closes: Container[str],
+) -> tuple[str, str]:
+    """`lex_kept_text` split into (content, reasoning): a think block the kept text reopens
+    (a lexeme in `opens`, up to one in `closes`) is reasoning, as vLLM's engine reads it with
+    tool parsing skipped; the markers themselves are dropped (`state["kr"]`: inside one)."""
+    held = state.get("kh", "")
+    if final:
+        lexemes, state["kh"] = table.flush(held + text), ""
+    else:
+        lexemes, state["kh"] = table.feed(held, text)
+    content: list[str] = []
+    reasoning: list[str] = []
+    for name, value in lexemes:
+        if state.get("kr"):
+            if name in closes:
+                state["kr"] = False
+            elif name not in opens and name not in dropped:
+                reasoning.append(value)
+        elif name in opens:
+            state["kr"] = True
+        elif name not in dropped:
+            content.append(value)
+    return "".join(content), "".join(reasoning)
+
+
 def silent_in_content(
     transitions: Mapping[tuple[str, str], tuple[str, Sequence[str]]],
     content: str,

@@ -122,7 +122,10 @@ def shadow_step(
     if "whole" not in state:
         state.update(new_state())
     state["split"] = state["split"] or len(pieces) > 1
-    by_token = merge_deltas([step(state["tokens"], t, piece_ids) for t, piece_ids in pieces])
+    deltas = [step(state["tokens"], t, piece_ids) for t, piece_ids in pieces]
+    # a one-token stream gets the end-of-stream arguments only on a final delta with calls
+    state["tail_calls"] = bool(deltas) and deltas[-1] is not None and bool(deltas[-1].tool_calls)
+    by_token = merge_deltas(deltas)
     add_delta(state["shadow"], by_token)
     if state["follow"]:
         whole = step(state["whole"], text, ids)
@@ -148,6 +151,7 @@ def content_step(
     advance(state["whole"])
     advance(state["tokens"])
     state["split"] = state["split"] or len(ids) > 1
+    state["tail_calls"] = False
     state["sent"]["content"] += text
     state["shadow"]["content"] += text
     return DeltaMessage(content=text)
@@ -177,11 +181,11 @@ def shadow_finish(
 ) -> DeltaMessage | None:
     """What the client still lacks at the end of a stream that had split chunks:
     the shadow's output, its last call completed by `remaining(tokens_state)` (the end of
-    stream flush a one-token stream gets)."""
+    stream flush a one-token stream gets when its last token's delta carries a call)."""
     if not state.get("split"):
         return None
     target = copy.deepcopy(state["shadow"])
-    if target["calls"]:
+    if target["calls"] and state.get("tail_calls", True):
         target["calls"][-1][2] += remaining(state["tokens"])
     if not compatible(state["sent"], target) or not healthy(state["tokens"], target):
         return None

@@ -45,6 +45,7 @@ from tokenfront.parsers.engines.markup_lexer import (
     flush_lexer,
     lex,
     lex_kept_text,
+    lex_kept_think_blocks,
     silent_in_content,
 )
 from tokenfront.parsers.engines.schema_types import (
@@ -269,6 +270,26 @@ class MarkupToolParser(ToolParser):
         keep = self.g.reasoning_markup if self.skip_reasoning_parsing else frozenset()
         dropped = {DROP} | silent_in_content(self.g.transitions, S_CONTENT, keep=keep)
         return lex_kept_text(self.c.table, state, text, final=final, dropped=dropped)
+
+    def kept_text_split(self, state: JSONState, text: str, *, final: bool) -> tuple[str, str]:
+        # a grammar whose content reopens reasoning (`<think>` after `</think>`) still does so
+        g = self.g
+        opens = {t for (s, t), (n, _) in g.transitions.items() if s == S_CONTENT and n == S_REASONING}
+        if not opens or self.skip_reasoning_parsing:
+            return self.kept_text_stream(state, text, final=final), ""
+        closes = {t for (s, t), (n, _) in g.transitions.items() if s == S_REASONING and n == S_CONTENT}
+        dropped = {DROP} | silent_in_content(g.transitions, S_CONTENT)
+        content, reasoning = lex_kept_think_blocks(
+            self.c.table, state, text, final=final, dropped=dropped, opens=opens, closes=closes
+        )
+        if g.strip_trailing_reasoning_ws:  # trailing whitespace waits for more reasoning
+            if reasoning:
+                combined = state["dr"] + reasoning
+                reasoning = combined.rstrip()
+                state["dr"] = combined[len(reasoning) :]
+            elif not state.get("kr"):
+                state["dr"] = ""
+        return content, reasoning
 
     def convert_args(self, raw: str, partial: bool, name: str) -> str:
         """Raw argument markup of the call `name` -> JSON object text (the grammar's codec)."""

@@ -208,6 +208,12 @@ class Qwen3ReasoningParser(GrammarReasoningParser):
             return text
         return text.replace("</think>", "")
 
+    def ids_for_tool_parser(self, st: JSONState, token_ids: list[int]) -> list[int]:
+        end_id = self.c.end_id
+        if not self.quoted_call_stays_reasoning or end_id not in token_ids:
+            return token_ids
+        return [tid for tid in token_ids if tid != end_id]
+
     def content_after_reasoning_flush(self, st: JSONState) -> str | None:
         if not self.quoted_call_stays_reasoning:
             return None

@@ -83,10 +83,13 @@ class LlamaJsonToolParser(JsonToolParser):
                     raise _CallError(name)
                 calls.append(ToolCall(name=name, arguments=dumps(args), id=random_tool_call_id()))
             except Exception:
-                if calls and _PROSE.search(text, last_end, start):
+                gap = text[last_end:start]
+                if calls and "{" not in gap and _PROSE.search(gap):
                     # Deviation from vLLM 0.33.0 (docs/deviations.md): a brace inside prose
                     # after the calls does not cancel them (test_llama3_json_tool_parser.py::
                     # test_extract_tool_calls_brace_in_trailing_text / _json_fragment_in_…).
+                    # An object right after the calls (`{call}{call}`, whose own start was
+                    # skipped) is no prose: its inner object cancels them, as in 0.33.0.
                     break
                 # Any undecodable object or missing key: the whole output is content.
                 return no_calls(text)
