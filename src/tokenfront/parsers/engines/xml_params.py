@@ -117,6 +117,9 @@ class Grammar:
     tool_exit_terminals: frozenset[str] = field(init=False, default=frozenset())
     reasoning_markup: frozenset[str] = field(init=False, default=frozenset())
     has_reasoning: bool = field(init=False, default=False)
+    # ... and those that reopen the reasoning from the content, and close it again.
+    reopen_terminals: frozenset[str] = field(init=False, default=frozenset())
+    reclose_terminals: frozenset[str] = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         tool_terms = frozenset(
@@ -130,6 +133,11 @@ class Grammar:
         object.__setattr__(self, "tool_terminals", tool_terms)
         object.__setattr__(self, "tool_exit_terminals", exits)
         object.__setattr__(self, "reasoning_markup", self._reasoning_markup())
+        steps = [(s, t, n) for (s, t), (n, _) in self.transitions.items()]
+        reopen = frozenset(t for s, t, n in steps if s == S_CONTENT and n == S_REASONING)
+        reclose = frozenset(t for s, t, n in steps if s == S_REASONING and n == S_CONTENT)
+        object.__setattr__(self, "reopen_terminals", reopen)
+        object.__setattr__(self, "reclose_terminals", reclose)
         object.__setattr__(
             self,
             "has_reasoning",
@@ -274,13 +282,17 @@ class MarkupToolParser(ToolParser):
     def kept_text_split(self, state: JSONState, text: str, *, final: bool) -> tuple[str, str]:
         # a grammar whose content reopens reasoning (`<think>` after `</think>`) still does so
         g = self.g
-        opens = {t for (s, t), (n, _) in g.transitions.items() if s == S_CONTENT and n == S_REASONING}
-        if not opens or self.skip_reasoning_parsing:
+        if not g.reopen_terminals or self.skip_reasoning_parsing:
             return self.kept_text_stream(state, text, final=final), ""
-        closes = {t for (s, t), (n, _) in g.transitions.items() if s == S_REASONING and n == S_CONTENT}
         dropped = {DROP} | silent_in_content(g.transitions, S_CONTENT)
         content, reasoning = lex_kept_think_blocks(
-            self.c.table, state, text, final=final, dropped=dropped, opens=opens, closes=closes
+            self.c.table,
+            state,
+            text,
+            final=final,
+            dropped=dropped,
+            opens=g.reopen_terminals,
+            closes=g.reclose_terminals,
         )
         if g.strip_trailing_reasoning_ws:  # trailing whitespace waits for more reasoning
             if reasoning:
