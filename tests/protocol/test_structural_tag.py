@@ -102,3 +102,23 @@ def test_accepted_tags_pass_and_a_too_deep_tag_keeps_vllms_nesting_message() -> 
     deep = '{"format": ' + '{"type": "optional", "content": ' * 90 + '{"value": "a"}' + "}" * 91
     err = _reject(CompletionRequest, {"prompt": "hi", "structured_outputs": {"structural_tag": deep}})
     assert "nested too deeply" in str(err) and err.param is None
+
+
+def test_formats_without_a_type_are_read_once_however_deep(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An untyped format is tried as each kind in turn; each sub-format is read once per
+    # payload, not once per try (3^depth reads: 14 levels took a minute).
+    import tokenfront.protocol.structural_tag as module
+
+    node: dict[str, Any] = {"bad": 1}
+    for _ in range(60):
+        node = {"content": node}
+    reads: list[int] = []
+    original = module._read_format
+
+    def counting(value: Any, depth: int) -> Any:
+        reads.append(depth)
+        return original(value, depth)
+
+    monkeypatch.setattr(module, "_read_format", counting)
+    assert structural_tag_error(json.dumps({"type": "structural_tag", "format": node})) is not None
+    assert len(reads) <= 61

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from tokenfront.protocol.xgrammar_ebnf import grammar_error
@@ -57,6 +58,12 @@ Node = dict[str, Any]
 
 class _Reject(Exception):
     """xgrammar refuses the tag (parse, resolution, analysis or conversion)."""
+
+
+# The formats read so far in one payload, by (object id, depth): see `_parse_format`.
+_MEMO: ContextVar[dict[tuple[int, int], Node | _Reject] | None] = ContextVar(
+    "structural_tag_memo", default=None
+)
 
 
 # ---------------------------------------------------------------------------
@@ -156,7 +163,11 @@ def _check_payload(payload: Any) -> None:
         raise _Reject('Structural tag\'s type must be a string "structural_tag"')
     if "format" not in payload:
         raise _Reject("Structural tag must have a format field")
-    node = _parse_format(payload["format"], 1)
+    memo = _MEMO.set({})
+    try:
+        node = _parse_format(payload["format"], 1)
+    finally:
+        _MEMO.reset(memo)
     _resolve_tokens(node)
     _analyze(node, [])
     _convert(node, [])
@@ -202,6 +213,28 @@ def _lax_schema(schema: Any) -> Any:
 
 
 def _parse_format(value: Any, depth: int) -> Node:
+    """`_read_format`, once per format object in a payload: a format without a type is tried
+    as each kind in turn, which would re-read its sub-formats once per try (exponential in
+    the nesting)."""
+    memo = _MEMO.get()
+    key = (id(value), depth)
+    if memo is not None and key in memo:
+        known = memo[key]
+        if isinstance(known, _Reject):
+            raise known
+        return known
+    try:
+        node = _read_format(value, depth)
+    except _Reject as exc:
+        if memo is not None:
+            memo[key] = exc
+        raise
+    if memo is not None:
+        memo[key] = node
+    return node
+
+
+def _read_format(value: Any, depth: int) -> Node:
     if depth > MAX_FORMAT_DEPTH:
         raise _Reject(f"Formats are nested deeper than {MAX_FORMAT_DEPTH} levels")
     if not isinstance(value, dict):

@@ -47,13 +47,13 @@ def grammar_error(text: str) -> str | None:
             rules[-1][1].append((kind, value))
     if not rules:
         return "the grammar has no rules"
-    names = [name for name, _ in rules]
-    if len(set(names)) != len(names):
+    names = {name for name, _ in rules}
+    if len(names) != len(rules):
         return "a rule is defined more than once"
     if "root" not in names:
         return 'The root rule with name "root" is not found.'
     for _, body in rules:
-        error = _ebnf_body_error(body, set(names))
+        error = _ebnf_body_error(body, names)
         if error:
             return error
     return None

@@ -220,6 +220,8 @@ class _Converter:
         self.defs: dict[str, str] = {}
         self.def_schemas: list[tuple[Any, str]] = []  # a schema equal to a resolved one reuses it
         self.helper_count = 0
+        # per base name, an index below which every `name_N` is taken (names are only added)
+        self.taken_below: dict[str, int] = {}
 
     # ---- rules ------------------------------------------------------------------------------
     def _reserve(self, name: str) -> _Rule:
@@ -240,9 +242,10 @@ class _Converter:
     def _free(self, name: str) -> str:
         if name not in self.names:
             return name
-        index = 1
+        index = self.taken_below.get(name, 1)
         while f"{name}_{index}" in self.names:
             index += 1
+        self.taken_below[name] = index
         return f"{name}_{index}"
 
     def _merge(self, rules: list[tuple[str, str]]) -> str:
