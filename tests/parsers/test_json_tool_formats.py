@@ -89,6 +89,19 @@ def test_json_events_resume_across_chunks() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "complete_at"),
+    [('{"unit""celsius"}', len('{"unit""celsius"')), ('{"a" 12, "b": 1}', len('{"a" 12,'))],
+)
+def test_json_events_fail_a_misplaced_lexeme_once_it_is_complete(text: str, complete_at: int) -> None:
+    # yajl (vLLM's ijson backend) reads whole lexemes: a string or number where none may
+    # stand is an error when it ends (vLLM's mistral pre-v11 stream sends the text up to it).
+    st = json_events.new_scanner()
+    json_events.feed(st, text[: complete_at - 1])
+    with pytest.raises(json_events.JSONEventError):
+        json_events.feed(st, text[complete_at - 1])
+
+
+@pytest.mark.parametrize(
     "vec",
     [v for name in ("granite4", "hunyuan_a13b", "ernie45") for v in vectors(name)],
     ids=lambda v: f"{v['parser']}:{v['source'].split('::')[-1]}",

@@ -5,7 +5,9 @@ It reports the events of an ijson/yajl-style push parser: `(prefix, event, value
 for object members), and `event` is one of `start_map`, `end_map`, `start_array`, `end_array`,
 `map_key`, `string`, `number`, `boolean`, `null`. Like yajl, a string (or key) is reported when
 its closing quote arrives and a number only once the character after it arrives; a syntax error
-raises `JSONEventError` and leaves the scanner failed for good.
+raises `JSONEventError` and leaves the scanner failed for good. yajl's parser sees whole
+lexemes, so a string or literal where none may stand (`{"unit""celsius"}`) fails once that
+lexeme is complete, not at its first character.
 """
 
 from __future__ import annotations
@@ -72,7 +74,19 @@ def _fail(msg: str) -> None:
     raise JSONEventError(msg)
 
 
+def _misplaced(st: dict[str, Any], ch: str, msg: str) -> None:
+    """A string or literal where the grammar allows none: it fails when complete (yajl)."""
+    if ch == '"':
+        st["tok"] = {"kind": "str", "buf": "", "esc": False, "key": False, "doomed": msg}
+    elif ch in _LITERAL_START:
+        st["tok"] = {"kind": "lit", "buf": ch, "doomed": msg}
+    else:
+        _fail(msg)
+
+
 def _finish_literal(st: dict[str, Any], events: list[JSONEvent]) -> None:
+    if st["tok"].get("doomed"):
+        _fail(st["tok"]["doomed"])
     raw = st["tok"]["buf"]
     st["tok"] = None
     try:
@@ -100,6 +114,8 @@ def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
             tok["buf"] += ch
         elif ch == '"':
             st["tok"] = None
+            if tok.get("doomed"):
+                _fail(tok["doomed"])
             try:
                 value = json.loads('"' + tok["buf"] + '"')
             except ValueError:
@@ -148,7 +164,8 @@ def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
             _fail(f"unexpected {ch!r}")
         return
     if not frames:
-        _fail("trailing garbage")
+        _misplaced(st, ch, "trailing garbage")
+        return
     if kind == "map":
         if phase in ("key_or_end", "key") and ch == '"':
             st["tok"] = {"kind": "str", "buf": "", "esc": False, "key": True}
@@ -161,7 +178,7 @@ def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
         elif phase == "comma_or_end" and ch == ",":
             frames[-1][2] = "key"
         else:
-            _fail(f"unexpected {ch!r} in object")
+            _misplaced(st, ch, f"unexpected {ch!r} in object")
     else:
         if phase == "comma_or_end" and ch == "]":
             closed = frames.pop()
@@ -170,5 +187,5 @@ def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
         elif phase == "comma_or_end" and ch == ",":
             frames[-1][2] = "value"
         else:
-            _fail(f"unexpected {ch!r} in array")
+            _misplaced(st, ch, f"unexpected {ch!r} in array")
 
