@@ -35,7 +35,6 @@ from tokenfront.protocol.message_schemas import (
 )
 from tokenfront.protocol.structural_tag import (
     NESTING_MESSAGE,
-    exceeds_tag_nesting,
     response_format_error,
     structural_tag_error,
 )
@@ -388,9 +387,10 @@ def _check_structured_outputs_count(data: dict[str, Any], *, chat: bool) -> None
     tag = so.get("structural_tag")
     if tag is None:
         return
-    if isinstance(tag, str) and tag and exceeds_tag_nesting(tag):
+    error = structural_tag_error(tag) if isinstance(tag, str) else "not a string"
+    if error == NESTING_MESSAGE:
         raise RequestValidationFailure(NESTING_MESSAGE)
-    if not isinstance(tag, str) or structural_tag_error(tag) is not None:
+    if error is not None:
         raise RequestValidationFailure(
             "Invalid structured_outputs structural_tag specification.",
             parameter="structured_outputs",

@@ -9,12 +9,14 @@ import re
 _REPEAT = re.compile(r"\{(\d+)(?:(,)(\d*))?\}")
 _NAMED_GROUP = re.compile(r"\?<[A-Za-z_][A-Za-z0-9_]*>")
 _CLASS_ESCAPES = frozenset("dDwWsS")
+_BRACED_CODE_POINT = re.compile(r"\{([0-9A-Fa-f]{1,6})\}")
+_HEX_DIGITS = {"u": re.compile("[0-9A-Fa-f]{4}"), "x": re.compile("[0-9A-Fa-f]{2}")}
 
 
 def regex_error(pattern: str) -> str | None:
     """Why xgrammar's regex converter refuses `pattern` (approximation), or None."""
     i, n = 0, len(pattern)
-    atoms: list[int] = [0]  # atoms seen in each open group (top = current group)
+    depth = 0  # open groups
     last_is_atom = False
     while i < n:
         c = pattern[i]
@@ -60,22 +62,20 @@ def regex_error(pattern: str) -> str | None:
                 if m is None:
                     return "assertions and group flags are not supported"
                 i = m.end()
-            atoms.append(0)
+            depth += 1
             last_is_atom = False
             continue
         elif c == ")":
-            if len(atoms) == 1:
+            if not depth:
                 return "unmatched ')'"
             i += 1
-            atoms.pop()
-            atoms[-1] += 1
+            depth -= 1
             last_is_atom = True
             continue
         else:
             i += 1
-        atoms[-1] += 1
         last_is_atom = True
-    if len(atoms) > 1:
+    if depth:
         return "unclosed '('"
     return None
 
@@ -130,13 +130,13 @@ def _regex_escape(pattern: str, i: int, *, in_class: bool) -> tuple[str | None, 
     if e in "bB" and not in_class:
         return "Word boundary is not supported yet.", i, None
     if e == "u" and pattern.startswith("{", i + 2):
-        m = re.compile(r"\{([0-9A-Fa-f]{1,6})\}").match(pattern, i + 2)
+        m = _BRACED_CODE_POINT.match(pattern, i + 2)
         if m is None:
             return "Invalid Unicode escape sequence.", i, None
         return None, m.end(), int(m.group(1), 16)
-    for e_char, width in (("u", 4), ("x", 2)):  # malformed ones match the letter itself
-        m = re.compile(f"[0-9A-Fa-f]{{{width}}}").match(pattern, i + 2)
-        if e == e_char and m is not None:
+    if e in _HEX_DIGITS:  # a malformed one matches the letter itself
+        m = _HEX_DIGITS[e].match(pattern, i + 2)
+        if m is not None:
             return None, m.end(), int(m.group(0), 16)
     if e == "c":
         if i + 2 >= len(pattern) or not pattern[i + 2].isascii() or not pattern[i + 2].isalpha():
