@@ -248,7 +248,14 @@ def _vec(text: str) -> dict[str, Any]:
                 f"{opener}\nC\n</parameter>\n</function>\n</tool_call>",
                 [("get_weather", {"city": "Paris"})],
             )
-            for opener in ("<parmeter=unit>", "ameter=unit>", "<,parameter=unit>", "<paramete\nr=unit>")
+            for opener in (
+                "<parmeter=unit>",
+                "ameter=unit>",
+                "<,parameter=unit>",
+                "<paramete\nr=unit>",
+                "<p<arameter=unit>",
+                "<parameteunit>",
+            )
         ),
         # ... and a stray character before a whole opener: that parameter is read.
         (

@@ -15,7 +15,8 @@ parser tests (`tests/tool_parsers/test_qwen3_xml_coder_shared.py`):
   then read as a parameter, the text after it dropped); a stream holds the value from there
   until it knows. A line after it that reads as a misspelled opener of a schema parameter not
   given yet (`<parmeter=days>`, `ameter=days>`) is structural too: the value ends there and
-  the misspelled parameter is lost, as in vLLM 0.33.0;
+  the misspelled parameter is lost, as in vLLM 0.33.0 (so is one whose `<parameter=` is two
+  edits away: `<p<arameter=days>`, `<parametedays>`);
 * a `<parameter=X>` outside nested literals, with X a parameter of the tool not yet given in
   this call, ends a value that never got its `</parameter>` (a missing close tag), at a line
   start or within a line (`</paramete<parameter=unit>`: as vLLM 0.33.0); any other
@@ -158,6 +159,9 @@ def _follower(
                 return "wait"
             if misspelled.group(1) in fresh:
                 return "close"
+        near = _near_opener(body, at, fresh, final)
+        if near is not None:
+            return near
     return "literal"
 
 
@@ -166,6 +170,26 @@ def _follower(
 _MISSPELLED_OPENER = regex.compile(
     r'(?:[^<>="/\n]{1,8}<parameter=|<?[^<>=/"]{0,24}=)([A-Za-z_][\w.-]*)>'
 )
+# ... or one within two edits of `<parameter=` before the name (`<p<arameter=x>`, `<paramete x>`)
+_NEAR_OPENER_PREFIX = regex.compile(r"(?:<parameter=){e<=2}")
+_NEAR_OPENER_SLACK = len("<parameter=") + 2
+
+
+def _near_opener(body: str, at: int, fresh: frozenset[str], final: bool) -> str | None:
+    """"close" when the line at `at` is a fresh parameter's opener a couple of edits away
+    from `<parameter=NAME>`, "wait" while it may still become one, else None."""
+    limit = at + _NEAR_OPENER_SLACK + max(map(len, fresh)) + 1
+    gt = body.find(">", at, limit)
+    newline = body.find("\n", at, limit if gt == -1 else gt)
+    if newline != -1:
+        return None
+    if gt == -1:
+        return "wait" if not final and len(body) < limit else None
+    line = body[at:gt]
+    for name in fresh:
+        if line.endswith(name) and _NEAR_OPENER_PREFIX.fullmatch(line, 0, len(line) - len(name)):
+            return "close"
+    return None
 
 
 # Where a scan of an unended value paused: its offset, nesting depth, and the first
