@@ -117,3 +117,26 @@ def test_split_chunks_append_no_arguments_a_one_token_stream_would_not() -> None
     assert joined(stream("jamba", MODEL, token_chunks("".join(pieces), MODEL)))[1] == [
         ("get_weather", "")
     ]
+
+
+def test_a_client_following_the_shadow_gets_no_end_of_stream_arguments_it_would_not() -> None:
+    # A list closed without `</tool_calls>`, cut into several-token chunks: the whole-chunk
+    # run leaves the shadow's track, and the client then gets what one token per chunk gets
+    # (vLLM 0.33.0: no closing `"}`, the last token's delta carries no call); the
+    # end-of-stream arguments used to be appended to the final catch-up delta (seed 37).
+    from calls_support import tokenizer as tok_of
+
+    tok = tok_of(MODEL)
+    pieces = [
+        '<tool_calls>[{"name": "get_weather",',
+        ' "arguments":',
+        ' {"',
+        'city": "Paris", "unit":',
+        ' "',
+        "c",
+        'elsius"}}]<\n',
+    ]
+    chunks = [(p, tok.encode(p, add_special_tokens=False)) for p in pieces]
+    one_token = joined(stream("jamba", MODEL, token_chunks("".join(pieces), MODEL)))[1]
+    assert one_token == [("get_weather", '{"city": "Paris", "unit": "celsius')]
+    assert joined(stream("jamba", MODEL, chunks))[1] == one_token

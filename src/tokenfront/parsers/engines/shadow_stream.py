@@ -164,12 +164,15 @@ def active_state(state: JSONState) -> JSONState:
 
 def client_remaining(state: JSONState, rest: str) -> str:
     """The end-of-stream arguments the pipeline appends to the last call of the final delta:
-    the active run's `rest`, measured against what the client holds (recorded there)."""
+    the active run's `rest`, measured against what the client holds (recorded there). A
+    client following the shadow gets them only when its last token's delta carried a call."""
     sent = state.get("sent")
     if not rest or not sent or not sent["calls"]:
         return rest
     have: list[Any] = sent["calls"][-1]
     if not state["follow"]:
+        if not state.get("tail_calls", True):  # the shadow's last token sent no call
+            return ""
         target = state["shadow"]["calls"][-1][2] + rest
         rest = target[len(have[2]) :] if target.startswith(have[2]) else ""
     have[2] += rest
