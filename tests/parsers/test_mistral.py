@@ -104,3 +104,34 @@ def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
     text = '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]'
     _, calls = joined(stream("mistral", "mistral", _chunks_of(text, per)))
     assert calls == [("add", '{"a": 3, "b": 4}')]
+
+
+@pytest.mark.parametrize(
+    ("pieces", "content", "calls"),
+    [
+        # inside the arguments: the text around it continues them
+        (
+            ['Hi[TOOL_CALLS][{"name": "get_weather", "arguments": {"', 'city": "Tok[TOOL_CALLS]yo"}}]'],
+            "Hi",
+            [("get_weather", '{"city": "Tokyo"}')],
+        ),
+        # after the list: content, the text before the marker too
+        (
+            ['Hi[TOOL_CALLS][{"name": "get_weather", "arguments": {}}]', " ok[TOOL_CALLS] more"],
+            "Hi ok more",
+            [("get_weather", "{}")],
+        ),
+    ],
+)
+def test_pre_v11_a_later_tool_calls_marker_in_a_chunk_reads_as_one_token_per_chunk(
+    pieces: list[str], content: str, calls: list[tuple[str, str]]
+) -> None:
+    # vLLM 0.33.0 sends the chunk's text before a second `[TOOL_CALLS]` as content even
+    # inside the JSON (and loses the chunk when the JSON then breaks); one token per chunk
+    # the marker's delta adds nothing and the text around it continues the JSON (seed 37)
+    chunks = [c for piece in pieces for c in _chunks_of(piece, 1000)]
+    assert joined(stream("mistral", "mistral", chunks)) == (content, calls)
+    assert joined(stream("mistral", "mistral", token_chunks("".join(pieces), "mistral"))) == (
+        content,
+        calls,
+    )

@@ -56,6 +56,11 @@ def _value_done(st: dict[str, Any]) -> None:
         st["frames"][-1][2] = "comma_or_end"
 
 
+def begun(st: dict[str, Any]) -> bool:
+    """Whether the scanner has read anything but whitespace."""
+    return bool(st["frames"]) or st["done"] or st["failed"] or st["tok"] is not None
+
+
 def feed(st: dict[str, Any], text: str) -> list[JSONEvent]:
     """Scan more text; the events it completes, in order."""
     if st["failed"]:

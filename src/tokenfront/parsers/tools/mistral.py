@@ -351,7 +351,11 @@ class MistralToolParser(JsonToolParser):
         calls: list[DeltaToolCall] = []
         current = DeltaToolCall(index=state["tool"], type="function")
         modified = False
-        if has_bot:
+        if has_bot and json_events.begun(state["json"]):
+            # a later `[TOOL_CALLS]` inside the JSON: as one token per chunk reads it (the
+            # marker's own delta adds nothing), the text around it continues the JSON
+            delta_text = delta_text.replace(BOT, "")
+        elif has_bot:
             if not delta_text.startswith(BOT):
                 content = delta_text.split(BOT)[0]
             delta_text = "".join(delta_text.split(BOT)[1:])
