@@ -140,10 +140,15 @@ class JsonInMarkersToolParser(ToolParser):
             at = text.find(start)
             while at != -1:
                 body_at = at + len(start)
-                close, _ = call_close(text, body_at, end)
+                close = text.find(end, body_at)
                 body = text[body_at:] if close == -1 else text[body_at:close]
+                try:  # the first marker closes a body that parses: `call_close`'s answer too
+                    obj: Any = json.loads(body)
+                except ValueError:
+                    close, _ = call_close(text, body_at, end)
+                    body = text[body_at:] if close == -1 else text[body_at:close]
+                    obj = json.loads(body)
                 at = -1 if close == -1 else text.find(start, close + len(end))
-                obj: Any = json.loads(body)
                 if not isinstance(obj["name"], str):  # vLLM's FunctionCall rejects it
                     raise TypeError("tool name must be a string")
                 calls.append(
