@@ -115,6 +115,12 @@ def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
             "Hi",
             [("get_weather", '{"city": "Tokyo"}')],
         ),
+        # ... and it goes out when the text after the marker breaks the JSON
+        (
+            ['[TOOL_CALLS][{"name": "get_weather", "arguments": {"city":', ' "Paris"[TOOL_CALLS][{"x'],
+            None,
+            [("get_weather", '{"city": "Paris"')],
+        ),
         # after the list: content, the text before the marker too
         (
             ['Hi[TOOL_CALLS][{"name": "get_weather", "arguments": {}}]', " ok[TOOL_CALLS] more"],
@@ -124,7 +130,7 @@ def test_pre_v11_colon_in_the_chunk_opening_the_arguments_is_not_argument_text(
     ],
 )
 def test_pre_v11_a_later_tool_calls_marker_in_a_chunk_reads_as_one_token_per_chunk(
-    pieces: list[str], content: str, calls: list[tuple[str, str]]
+    pieces: list[str], content: str | None, calls: list[tuple[str, str]]
 ) -> None:
     # vLLM 0.33.0 sends the chunk's text before a second `[TOOL_CALLS]` as content even
     # inside the JSON (and loses the chunk when the JSON then breaks); one token per chunk

@@ -4,7 +4,9 @@ It reports the events of an ijson/yajl-style push parser: `(prefix, event, value
 `prefix` is the dotted path of the value (`""` at the top, `item` for array elements, the key
 for object members), and `event` is one of `start_map`, `end_map`, `start_array`, `end_array`,
 `map_key`, `string`, `number`, `boolean`, `null`. Like yajl, a string (or key) is reported when
-its closing quote arrives and a number only once the character after it arrives; a syntax error
+its closing quote arrives, `true` / `false` / `null` at their last letter (a wrong letter fails
+at once) and a number only once the character after it arrives (a character no number may
+take next fails at once); a syntax error
 raises `JSONEventError` and leaves the scanner failed for good. yajl's parser sees whole
 lexemes, so a string or literal where none may stand (`{"unit""celsius"}`) fails once that
 lexeme is complete, not at its first character.
@@ -15,11 +17,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import regex
+
 JSONEvent = tuple[str, str, Any]
 
 _WS = " \t\r\n"
 _LITERAL_START = "-0123456789tfn"
-_LITERAL_CHARS = set("0123456789+-.eEtruefalsn")
+_NUMBER = regex.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_WORDS = {"t": "true", "f": "false", "n": "null"}
 
 
 class JSONEventError(ValueError):
@@ -84,9 +89,16 @@ def _misplaced(st: dict[str, Any], ch: str, msg: str) -> None:
     if ch == '"':
         st["tok"] = {"kind": "str", "buf": "", "esc": False, "key": False, "doomed": msg}
     elif ch in _LITERAL_START:
-        st["tok"] = {"kind": "lit", "buf": ch, "doomed": msg}
+        st["tok"] = _literal(ch, msg)
     else:
         _fail(msg)
+
+
+def _literal(ch: str, doomed: str | None = None) -> dict[str, Any]:
+    tok: dict[str, Any] = {"kind": "lit", "buf": ch, "word": _WORDS.get(ch)}
+    if doomed is not None:
+        tok["doomed"] = doomed
+    return tok
 
 
 def _finish_literal(st: dict[str, Any], events: list[JSONEvent]) -> None:
@@ -139,10 +151,22 @@ def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
             tok["buf"] += ch
         return
     if tok is not None:
-        if ch in _LITERAL_CHARS:
+        word = tok["word"]
+        if word is not None:
+            # `true` / `false` / `null`: matched letter by letter, taken once whole (yajl)
+            if ch != word[len(tok["buf"])]:
+                _fail(f"invalid literal {tok['buf'] + ch!r}")
             tok["buf"] += ch
+            if tok["buf"] == word:
+                _finish_literal(st, events)
             return
-        _finish_literal(st, events)
+        grown = tok["buf"] + ch
+        if _NUMBER.fullmatch(grown, partial=True):
+            tok["buf"] = grown
+            return
+        if not _NUMBER.fullmatch(tok["buf"]):  # `-`, `1.`, `1e` and no digit: yajl fails here
+            _fail(f"malformed number {grown!r}")
+        _finish_literal(st, events)  # a whole number ends; `ch` starts the next lexeme
     if ch in _WS:
         return
     frames = st["frames"]
@@ -160,7 +184,7 @@ def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
         elif ch == '"':
             st["tok"] = {"kind": "str", "buf": "", "esc": False, "key": False}
         elif ch in _LITERAL_START:
-            st["tok"] = {"kind": "lit", "buf": ch}
+            st["tok"] = _literal(ch)
         elif ch == "]" and kind == "array" and phase == "value_or_end":
             closed = frames.pop()
             events.append((closed[1], "end_array", None))

@@ -31,6 +31,7 @@ from tokenfront.parsers.base import (
     ToolCall,
 )
 from tokenfront.parsers.engines import json_events, mistral_v11
+from tokenfront.parsers.engines.chunk_pieces import merge_deltas
 from tokenfront.parsers.engines.json_calls import JsonToolParser, dumps, no_calls
 from tokenfront.parsers.registry import tool_parser
 from tokenfront.tokenization.mistral import is_mistral_tokenizer
@@ -351,11 +352,12 @@ class MistralToolParser(JsonToolParser):
         calls: list[DeltaToolCall] = []
         current = DeltaToolCall(index=state["tool"], type="function")
         modified = False
-        if has_bot and json_events.begun(state["json"]):
-            # a later `[TOOL_CALLS]` inside the JSON: as one token per chunk reads it (the
-            # marker's own delta adds nothing), the text around it continues the JSON
-            delta_text = delta_text.replace(BOT, "")
-        elif has_bot:
+        if has_bot and json_events.begun(state["json"]) and BOT in delta_text:
+            # a later `[TOOL_CALLS]` once the JSON has begun: as one token per chunk reads it,
+            # the marker's own delta adds nothing and the text on each side is a delta of its own
+            parts = delta_text.split(BOT)
+            return merge_deltas([self._advance(state, part, False) for part in parts if part])
+        if has_bot:
             if not delta_text.startswith(BOT):
                 content = delta_text.split(BOT)[0]
             delta_text = "".join(delta_text.split(BOT)[1:])
