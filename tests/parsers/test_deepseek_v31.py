@@ -91,3 +91,28 @@ def test_stream_drops_text_after_and_between_calls(per: int) -> None:
     assert calls == [("f", '{"x":1}'), ("g", "{}")]
     assert content == "some prefix"
     assert oneshot(parser(), text) == ([("f", '{"x":1}'), ("g", "{}")], "some prefix")
+
+
+@pytest.mark.parametrize("per", [1, 3, 1000])
+@pytest.mark.parametrize(
+    ("text", "content", "calls"),
+    [
+        # before any call: the held section text goes out as 0.33.0 streams it, marker removed
+        (f'{B}x{CE}{CB}search{SEP}{{"query": "a"}}{CE}', "x", [("search", '{"query": "a"}')]),
+        # after a call: the text between is dropped, as one-shot
+        (
+            f'{B}{CB}f{SEP}{{"x": 1}}{CE}x{CE}{CB}search{SEP}{{"query": "a"}}{CE}',
+            None,
+            [("f", '{"x": 1}'), ("search", '{"query": "a"}')],
+        ),
+    ],
+)
+def test_a_stray_call_end_does_not_turn_the_later_calls_into_text(
+    per: int, text: str, content: str | None, calls: list[tuple[str, str]]
+) -> None:
+    # vLLM 0.33.0 counts the stray `<｜tool▁call▁end｜>` as closing a call, and reads the later
+    # call as text (one token per chunk: its markup as content); one-shot reads the calls
+    # (sweep seed 38)
+    _, got_content, got_calls = run_stream(parser(), token_chunks(text, "deepseek", per))
+    assert (got_content or None, got_calls) == (content, calls)
+    assert oneshot(parser(), text)[0] == calls

@@ -65,6 +65,9 @@ class MarkerRegexToolParser(ToolParser):
     # A calls section in which no call begins is content, markers included: streaming holds
     # the section from its begin marker until a call begins or the stream ends.
     unparsable_block_is_content: ClassVar[bool] = False
+    # A call-end marker with no call open (a stray one) is not counted, so the calls after it
+    # stream as one-shot reads them (vLLM 0.33.0's counts read them as text from there).
+    stray_call_end_ignored: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any, ctx: ParseContext) -> None:
         super().__init__(tokenizer, ctx)
@@ -146,9 +149,12 @@ class MarkerRegexToolParser(ToolParser):
         if not state["starts"]:
             state["held"] = held + delta_text
             return DeltaMessage(content="") if delta is not None else None
-        # A call begins: the held text goes out as 0.33.0 sent it (markers removed).
+        # A call begins: the held text goes out as 0.33.0 sent it (markers removed: a call-end
+        # marker there closes no call).
         state["held"] = None
-        text = held.replace(self.calls_begin, "").replace(self.calls_end, "")
+        for marker in (self.calls_begin, self.calls_end, self.call_end):
+            held = held.replace(marker, "")
+        text = held
         if not text:
             return delta
         if delta is None:
@@ -291,6 +297,8 @@ class MarkerRegexToolParser(ToolParser):
         prev_starts, prev_ends = state["starts"], state["ends"]
         cur_starts = prev_starts + sum(1 for i in delta_ids if i == self.call_begin_id)
         cur_ends = prev_ends + sum(1 for i in delta_ids if i == self.call_end_id)
+        if self.stray_call_end_ignored and cur_ends > prev_ends:
+            cur_ends = self._matched_ends(prev_starts, prev_ends, delta_ids)
         state["starts"], state["ends"] = cur_starts, cur_ends
         if not state["begun"] and self.calls_begin_id in delta_ids:
             state["begun"] = True
@@ -307,6 +315,15 @@ class MarkerRegexToolParser(ToolParser):
             )
         except Exception:
             return None
+
+    def _matched_ends(self, starts: int, ends: int, delta_ids: Sequence[int]) -> int:
+        """The call-end count after `delta_ids`, counting only ends that close an open call."""
+        for token in delta_ids:
+            if token == self.call_begin_id:
+                starts += 1
+            elif token == self.call_end_id and starts > ends:
+                ends += 1
+        return ends
 
     def _unsent_at_call_end(self, state: JSONState) -> str:
         """The closed call's arguments not streamed yet (vLLM only sends a tail ending in

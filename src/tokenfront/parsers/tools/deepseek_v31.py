@@ -29,8 +29,9 @@ class DeepSeekV31ToolParser(MarkerRegexToolParser):
     )
     content_after_calls = False
     model_label = "DeepSeek-V3.1"
-    # Deviation from vLLM 0.33.0, streamed like the one-shot override below.
+    # Deviations from vLLM 0.33.0, streamed like the one-shot override below.
     unparsable_block_is_content = True
+    stray_call_end_ignored = True
 
     def extract_tool_calls(self, text: str) -> ExtractedToolCalls:
         result = super().extract_tool_calls(text)
