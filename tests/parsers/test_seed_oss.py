@@ -11,6 +11,7 @@ from xml_support import (
     oneshot,
     run_stream,
     token_chunks,
+    tokenizer,
     tool,
 )
 
@@ -73,3 +74,31 @@ def test_stream_matches_oneshot(per: int) -> None:
     content, calls, _ = run_stream(parser(), token_chunks(ONE + "\n" + ONE, MODEL, per))
     assert calls == [("get_weather", '{"city": "Paris", "days": 3}')] * 2
     assert content == ""
+
+
+@pytest.mark.parametrize("per", [0, 1, 4])
+def test_a_think_block_opened_after_text_ends_at_a_quoted_call_as_in_vllm(per: int) -> None:
+    # The quoted-call rule (the block's `<seed:tool_call>` stays reasoning) is for outputs that
+    # open with `<seed:think>` (vLLM's unlimited thinking budget test); after text the call ends
+    # the reasoning as in vLLM 0.33.0 (sweep seed 38): one-shot reasoning `x`, call with `{}`.
+    from tokenfront.parsers.base import ParseContext
+    from tokenfront.parsers.pipeline import ChatOutputParser
+
+    text = "x<seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</seed:think>"
+    p = ChatOutputParser(tokenizer(MODEL), "seed_oss", "seed_oss", enable_auto_tools=True)
+    c = ParseContext(tools=[WEATHER], tool_choice="auto")
+    if not per:
+        msg = p.parse(text, tokenizer(MODEL).encode(text, add_special_tokens=False), c)
+        assert msg["reasoning"] == "x"
+        assert [(t["function"]["name"], t["function"]["arguments"]) for t in msg["tool_calls"]] == [
+            ("get_weather", "{}")
+        ]
+        return
+    chunks = token_chunks(text, MODEL, per)
+    state, reasoning, names = None, "", []
+    for i, (piece, ids) in enumerate(chunks):
+        delta, state = p.stream(state, piece, ids, c, finished=i == len(chunks) - 1)
+        if delta is not None:
+            reasoning += delta.reasoning or ""
+            names += [t.name for t in delta.tool_calls if t.name]
+    assert (reasoning, names) == ("x", ["get_weather"])

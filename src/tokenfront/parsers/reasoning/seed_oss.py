@@ -2,7 +2,7 @@
 
 Deviations from vLLM 0.33.0 that vLLM's own tests assert (docs/deviations.md):
 
-* a `<seed:tool_call>` quoted inside a `<seed:think>` block the output opens does not end the
+* a `<seed:tool_call>` quoted inside a `<seed:think>` block the output opens with does not end the
   reasoning when a `</seed:think>` follows: the example stays reasoning text (0.33.0 cuts the reasoning there and the example
   becomes a second call; tests/tool_parsers/test_seed_oss_tool_parser.py's unlimited thinking
   budget case). Until `</seed:think>` or the end of the output decides, the text from the
@@ -60,8 +60,10 @@ class SeedOssReasoningParser(Qwen3ReasoningParser):
                 else:
                     held.append([term, value])
                 continue
-            if term == "THINK_START" and st["st"] == REASONING:
-                st["ot"] = True  # the output opened its think block itself
+            if term == CONTENT and value.strip():
+                st["tx"] = True
+            if term == "THINK_START" and st["st"] == REASONING and not st.get("tx"):
+                st["ot"] = True  # the output opened with its think block
             if (
                 term == "TOOL_START"
                 and st["st"] == REASONING
