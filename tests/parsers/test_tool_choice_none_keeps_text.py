@@ -150,3 +150,25 @@ def test_stream_without_tools_reads_a_reopened_think_block_as_one_shot() -> None
     assert stream_pieces(pipeline, tok, [tok.decode([i]) for i in ids], ctx) == (" x\n\nz", "a y")
     message = pipeline.parse(text, ids, ctx)
     assert (message["content"], message["reasoning"]) == (" x\n\nz", "a y")
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "reasoning"),
+    [
+        ("a</think><think><tool_call>y", "<tool_call>y", "a"),
+        ("<tool_call>x</think><think><tool_call>y", "<tool_call>x<tool_call>y", ""),
+    ],
+)
+def test_a_tool_call_ends_a_reopened_think_block_in_any_chunking(
+    text: str, content: str, reasoning: str
+) -> None:
+    # vLLM 0.33.0's engine leaves the reopened reasoning at `<tool_call>` (and drops the call
+    # markup, which a request without tools keeps as content here); one token per chunk the
+    # kept text used to read `<tool_call>y` as reasoning (sweep seed 38)
+    pipeline, tok = output_parser("glm45", "synthetic-multi", reasoning="glm45")
+    ctx = ParseContext(tools=None, tool_choice=None, enable_auto_tools=True)
+    ids = tok.encode(text, add_special_tokens=False)
+    assert stream_pieces(pipeline, tok, [tok.decode([i]) for i in ids], ctx) == (content, reasoning)
+    assert stream_pieces(pipeline, tok, [text], ctx) == (content, reasoning)
+    message = pipeline.parse(text, ids, ctx)
+    assert (message["content"] or "", message["reasoning"] or "") == (content, reasoning)

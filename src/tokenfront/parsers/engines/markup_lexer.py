@@ -184,10 +184,12 @@ def lex_kept_think_blocks(
     dropped: Container[str],
     opens: Container[str],
     closes: Container[str],
+    leaves: Container[str] = (),
 ) -> tuple[str, str]:
     """`lex_kept_text` split into (content, reasoning): a think block the kept text reopens
     (a lexeme in `opens`, up to one in `closes`) is reasoning, as vLLM's engine reads it with
-    tool parsing skipped; the markers themselves are dropped (`state["kr"]`: inside one)."""
+    tool parsing skipped; the markers themselves are dropped (`state["kr"]`: inside one). A
+    lexeme in `leaves` (a tool call's start) ends the block too and is kept as content."""
     held = state.get("kh", "")
     if final:
         lexemes, state["kh"] = table.flush(held + text), ""
@@ -199,6 +201,9 @@ def lex_kept_think_blocks(
         if state.get("kr"):
             if name in closes:
                 state["kr"] = False
+            elif name in leaves:
+                state["kr"] = False
+                content.append(value)
             elif name not in opens and name not in dropped:
                 reasoning.append(value)
         elif name in opens:

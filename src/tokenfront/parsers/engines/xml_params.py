@@ -120,6 +120,8 @@ class Grammar:
     # ... and those that reopen the reasoning from the content, and close it again.
     reopen_terminals: frozenset[str] = field(init=False, default=frozenset())
     reclose_terminals: frozenset[str] = field(init=False, default=frozenset())
+    # ... and those that leave the reasoning for a tool call (kept text: content from there)
+    reasoning_tool_terminals: frozenset[str] = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         tool_terms = frozenset(
@@ -138,6 +140,8 @@ class Grammar:
         reclose = frozenset(t for s, t, n in steps if s == S_REASONING and n == S_CONTENT)
         object.__setattr__(self, "reopen_terminals", reopen)
         object.__setattr__(self, "reclose_terminals", reclose)
+        to_tool = frozenset(t for s, t, n in steps if s == S_REASONING and n in TOOL_STATES)
+        object.__setattr__(self, "reasoning_tool_terminals", to_tool)
         object.__setattr__(
             self,
             "has_reasoning",
@@ -293,6 +297,7 @@ class MarkupToolParser(ToolParser):
             dropped=dropped,
             opens=g.reopen_terminals,
             closes=g.reclose_terminals,
+            leaves=g.reasoning_tool_terminals,
         )
         if g.strip_trailing_reasoning_ws:  # trailing whitespace waits for more reasoning
             if reasoning:
