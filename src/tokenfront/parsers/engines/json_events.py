@@ -6,10 +6,9 @@ for object members), and `event` is one of `start_map`, `end_map`, `start_array`
 `map_key`, `string`, `number`, `boolean`, `null`. Like yajl, a string (or key) is reported when
 its closing quote arrives, `true` / `false` / `null` at their last letter (a wrong letter fails
 at once) and a number only once the character after it arrives (a character no number may
-take next fails at once); a syntax error
-raises `JSONEventError` and leaves the scanner failed for good. yajl's parser sees whole
-lexemes, so a string or literal where none may stand (`{"unit""celsius"}`) fails once that
-lexeme is complete, not at its first character.
+take next fails at once); a syntax error raises `JSONEventError` and leaves the scanner failed
+for good. yajl's parser sees whole lexemes, so a string or literal where none may stand
+(`{"unit""celsius"}`) fails once that lexeme is complete, not at its first character.
 """
 
 from __future__ import annotations

@@ -152,9 +152,9 @@ class MarkerRegexToolParser(ToolParser):
         # A call begins: the held text goes out as 0.33.0 sent it (markers removed: a call-end
         # marker there closes no call).
         state["held"] = None
-        for marker in (self.calls_begin, self.calls_end, self.call_end):
-            held = held.replace(marker, "")
         text = held
+        for marker in (self.calls_begin, self.calls_end, self.call_end):
+            text = text.replace(marker, "")
         if not text:
             return delta
         if delta is None:
