@@ -133,6 +133,8 @@ class Glm45ToolParser(Glm47ToolParser):
 
         When no closed call remains, the output is plain content (the unclosed call's text
         included); otherwise the closed calls are returned and the unclosed tail is dropped.
+        Under tool_choice "none" (calls suppressed) the unclosed call is dropped either way, as
+        vLLM 0.33.0 and the stream drop it.
         """
         state = self.one_shot_state()
         events = self._feed_marking_calls(state, text)
@@ -143,7 +145,8 @@ class Glm45ToolParser(Glm47ToolParser):
                 e for e in events if not (e[2] == open_index and e[0] not in _PLAIN_EVENTS)
             ]
             state["st"] = S_CONTENT
-            if open_index == 0:
+            state["lex"], state["scan"] = {}, {}  # text they hold (`<`) is the cut call's too
+            if open_index == 0 and not self.suppress_calls:
                 return ExtractedToolCalls(False, [], _plain_content(events, text[starts[0] :]))
         state.pop("g45_starts", None)
         events.extend(self.finish_events(state))
