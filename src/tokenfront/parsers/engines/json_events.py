@@ -16,13 +16,31 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import regex
-
 JSONEvent = tuple[str, str, Any]
 
 _WS = " \t\r\n"
 _LITERAL_START = "-0123456789tfn"
-_NUMBER = regex.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_DIGITS = "0123456789"
+# JSON's number grammar as a state machine: state -> ((characters, next state), ...)
+_NUMBER_STEPS: dict[str, tuple[tuple[str, str], ...]] = {
+    "start": (("-", "sign"), ("0", "zero"), ("123456789", "int")),
+    "sign": (("0", "zero"), ("123456789", "int")),
+    "zero": ((".", "dot"), ("eE", "e")),
+    "int": ((_DIGITS, "int"), (".", "dot"), ("eE", "e")),
+    "dot": ((_DIGITS, "frac"),),
+    "frac": ((_DIGITS, "frac"), ("eE", "e")),
+    "e": (("+-", "esign"), (_DIGITS, "exp")),
+    "esign": ((_DIGITS, "exp"),),
+    "exp": ((_DIGITS, "exp"),),
+}
+_NUMBER_WHOLE = frozenset(("zero", "int", "frac", "exp"))
+
+
+def _number_step(state: str, ch: str) -> str | None:
+    for chars, after in _NUMBER_STEPS[state]:
+        if ch in chars:
+            return after
+    return None
 _WORDS = {"t": "true", "f": "false", "n": "null"}
 
 
@@ -94,7 +112,10 @@ def _misplaced(st: dict[str, Any], ch: str, msg: str) -> None:
 
 
 def _literal(ch: str, doomed: str | None = None) -> dict[str, Any]:
-    tok: dict[str, Any] = {"kind": "lit", "buf": ch, "word": _WORDS.get(ch)}
+    word = _WORDS.get(ch)
+    tok: dict[str, Any] = {"kind": "lit", "buf": ch, "word": word}
+    if word is None:
+        tok["num"] = _number_step("start", ch)
     if doomed is not None:
         tok["doomed"] = doomed
     return tok
@@ -159,12 +180,13 @@ def _char(st: dict[str, Any], ch: str, events: list[JSONEvent]) -> None:
             if tok["buf"] == word:
                 _finish_literal(st, events)
             return
-        grown = tok["buf"] + ch
-        if _NUMBER.fullmatch(grown, partial=True):
-            tok["buf"] = grown
+        after = _number_step(tok["num"], ch)
+        if after is not None:
+            tok["buf"] += ch
+            tok["num"] = after
             return
-        if not _NUMBER.fullmatch(tok["buf"]):  # `-`, `1.`, `1e` and no digit: yajl fails here
-            _fail(f"malformed number {grown!r}")
+        if tok["num"] not in _NUMBER_WHOLE:  # `-`, `1.`, `1e` and no digit: yajl fails here
+            _fail(f"malformed number {tok['buf'] + ch!r}")
         _finish_literal(st, events)  # a whole number ends; `ch` starts the next lexeme
     if ch in _WS:
         return
