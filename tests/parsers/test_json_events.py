@@ -4,6 +4,7 @@ answered for the same pieces (recorded by scripts/record_yajl_events.py in vLLM'
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +45,19 @@ def test_events_and_failing_piece_match_yajl(case: dict[str, Any]) -> None:
 def test_literals_fail_where_yajl_does(pieces: list[str], fails_at: int | None) -> None:
     answers = _answers(pieces)
     assert (answers.index("error") if "error" in answers else None) == fails_at
+
+
+def test_a_long_number_is_read_one_step_per_character(monkeypatch: pytest.MonkeyPatch) -> None:
+    # matching the whole number again at each character was quadratic (200,000 digits: 18 s)
+    steps = [0]
+    original = json_events._number_step
+
+    def counted(state: str, ch: str) -> str | None:
+        steps[0] += 1
+        return original(state, ch)
+
+    monkeypatch.setattr(json_events, "_number_step", counted)
+    st = json_events.new_scanner()
+    events = json_events.feed(st, '{"a": 1' + "2" * 20_000 + "}")
+    assert events[-2] == ("a", "number", Decimal("1" + "2" * 20_000))
+    assert steps[0] == 20_000 + 2  # the first digit, each later one, the closing brace

@@ -14,6 +14,7 @@ for good. yajl's parser sees whole lexemes, so a string or literal where none ma
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 JSONEvent = tuple[str, str, Any]
@@ -127,9 +128,9 @@ def _finish_literal(st: dict[str, Any], events: list[JSONEvent]) -> None:
     raw = st["tok"]["buf"]
     st["tok"] = None
     try:
-        value = json.loads(raw)
-    except ValueError:
-        _fail(f"invalid literal {raw!r}")
+        value = json.loads(raw)  # the lexer let only whole words and numbers through
+    except ValueError:  # an integer past Python's digit limit: yajl takes any length
+        value = Decimal(raw)
     prefix = _value_prefix(st)
     if value is None:
         events.append((prefix, "null", None))
