@@ -128,3 +128,16 @@ def test_required_and_named_use_the_llama_format() -> None:
     assert oneshot("llama3_json", MODEL, text, TOOLS, "required")[1] == want
     named = {"type": "function", "function": {"name": "get_weather"}}
     assert oneshot("llama3_json", MODEL, text, TOOLS, named)[1] == want
+
+
+@pytest.mark.parametrize("per", [1, 3])
+def test_a_call_without_arguments_before_another_streams_both(per: int) -> None:
+    # vLLM 0.33.0 streams the first name (its arguments empty) and then the next call; the
+    # object closing without arguments used to end the stream's calls there (sweep seed 40).
+    # One-shot reads the whole output as content, as before.
+    text = '{"name": "get_weather", "x": 1}; {"name": "search", "parameters": {"query": "a"}}'
+    from calls_support import token_chunks as chunks_of
+
+    _, calls = joined(stream("llama3_json", MODEL, chunks_of(text, MODEL, per)))
+    assert calls == [("get_weather", ""), ("search", '{"query": "a"}')]
+    assert oneshot("llama3_json", MODEL, text) == (text, [])

@@ -134,6 +134,11 @@ class LlamaJsonToolParser(JsonToolParser):
     def skip_separator(self, text: str, pos: int) -> int:
         return _skip_separator(text, pos)
 
+    def _call_follows(self, text: str, end: int) -> bool:
+        """Whether a separator and the start of another object follow a call ending at `end`."""
+        after = self.skip_separator(text, end)
+        return after > end and text.startswith("{", after)
+
     def recover_call(self, text: str, pos: int) -> tuple[dict[str, Any], int] | None:
         """A closed call at `pos` whose JSON does not parse, read as one-shot reads it, and
         its length (None: no such reading; vLLM's stream stops there)."""
@@ -161,9 +166,15 @@ class LlamaJsonToolParser(JsonToolParser):
                         raise
                     obj, used = recovered
                     done = True
-                if done and isinstance(obj, dict) and not _ARG_KEYS & obj.keys():
+                if (
+                    done
+                    and isinstance(obj, dict)
+                    and not _ARG_KEYS & obj.keys()
+                    and not self._call_follows(current_text, pos + used)
+                ):
                     # a closed object without arguments is no call (one-shot's reading; the
-                    # name is not sent when the object closes with it)
+                    # name is not sent when the object closes with it); followed by another
+                    # call it is one without arguments, as vLLM 0.33.0 streams it
                     raise MalformedJSON("no arguments")
                 complete.append(done)
                 pos += used
