@@ -21,6 +21,7 @@ JSONEvent = tuple[str, str, Any]
 
 _WS = " \t\r\n"
 _LITERAL_START = "-0123456789tfn"
+_WORDS = {"t": "true", "f": "false", "n": "null"}
 _DIGITS = "0123456789"
 # JSON's number grammar as a state machine: state -> ((characters, next state), ...)
 _NUMBER_STEPS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -42,7 +43,6 @@ def _number_step(state: str, ch: str) -> str | None:
         if ch in chars:
             return after
     return None
-_WORDS = {"t": "true", "f": "false", "n": "null"}
 
 
 class JSONEventError(ValueError):
