@@ -122,6 +122,10 @@ class Grammar:
     reclose_terminals: frozenset[str] = field(init=False, default=frozenset())
     # ... and those that leave the reasoning for a tool call (kept text: content from there)
     reasoning_tool_terminals: frozenset[str] = field(init=False, default=frozenset())
+    # What kept text drops (stray special tokens, a `</think>` after the reasoning), and the
+    # same when reasoning markup is text (no reasoning parser).
+    kept_dropped: frozenset[str] = field(init=False, default=frozenset())
+    kept_dropped_markup_kept: frozenset[str] = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         tool_terms = frozenset(
@@ -135,6 +139,11 @@ class Grammar:
         object.__setattr__(self, "tool_terminals", tool_terms)
         object.__setattr__(self, "tool_exit_terminals", exits)
         object.__setattr__(self, "reasoning_markup", self._reasoning_markup())
+        silent = silent_in_content(self.transitions, S_CONTENT)
+        object.__setattr__(self, "kept_dropped", frozenset({DROP} | silent))
+        object.__setattr__(
+            self, "kept_dropped_markup_kept", self.kept_dropped - self.reasoning_markup
+        )
         steps = [(s, t, n) for (s, t), (n, _) in self.transitions.items()]
         reopen = frozenset(t for s, t, n in steps if s == S_CONTENT and n == S_REASONING)
         reclose = frozenset(t for s, t, n in steps if s == S_REASONING and n == S_CONTENT)
@@ -278,9 +287,8 @@ class MarkupToolParser(ToolParser):
         return text
 
     def kept_text_stream(self, state: JSONState, text: str, *, final: bool) -> str:
-        # what the content state drops: stray special tokens, a `</think>` after the reasoning
-        keep = self.g.reasoning_markup if self.skip_reasoning_parsing else frozenset()
-        dropped = {DROP} | silent_in_content(self.g.transitions, S_CONTENT, keep=keep)
+        g = self.g
+        dropped = g.kept_dropped_markup_kept if self.skip_reasoning_parsing else g.kept_dropped
         return lex_kept_text(self.c.table, state, text, final=final, dropped=dropped)
 
     def kept_text_split(self, state: JSONState, text: str, *, final: bool) -> tuple[str, str]:
@@ -288,13 +296,12 @@ class MarkupToolParser(ToolParser):
         g = self.g
         if not g.reopen_terminals or self.skip_reasoning_parsing:
             return self.kept_text_stream(state, text, final=final), ""
-        dropped = {DROP} | silent_in_content(g.transitions, S_CONTENT)
         content, reasoning = lex_kept_think_blocks(
             self.c.table,
             state,
             text,
             final=final,
-            dropped=dropped,
+            dropped=g.kept_dropped,
             opens=g.reopen_terminals,
             closes=g.reclose_terminals,
             leaves=g.reasoning_tool_terminals,
