@@ -296,9 +296,10 @@ class MarkerRegexToolParser(ToolParser):
         self._keep(state, delta_text)
         prev_starts, prev_ends = state["starts"], state["ends"]
         cur_starts = prev_starts + sum(1 for i in delta_ids if i == self.call_begin_id)
-        cur_ends = prev_ends + sum(1 for i in delta_ids if i == self.call_end_id)
-        if self.stray_call_end_ignored and cur_ends > prev_ends:
+        if self.stray_call_end_ignored:
             cur_ends = self._matched_ends(prev_starts, prev_ends, delta_ids)
+        else:
+            cur_ends = prev_ends + sum(1 for i in delta_ids if i == self.call_end_id)
         state["starts"], state["ends"] = cur_starts, cur_ends
         if not state["begun"] and self.calls_begin_id in delta_ids:
             state["begun"] = True
