@@ -96,3 +96,18 @@ def test_stream_matches_oneshot(per: int) -> None:
     ]
     assert oneshot(parser(), text)[0] == expected
     assert run_stream(parser(), token_chunks(text, MODEL, per))[1] == expected
+
+
+def test_a_chunk_of_an_open_value_is_read_piece_by_piece_up_to_its_end() -> None:
+    # a new section opens inside the unclosed `city` value: vLLM 0.33.0 appends the value text
+    # up to the next `<parameter name=` and then sends nothing more (re-read, the arguments
+    # are no longer an extension of what was sent), in whichever chunking
+    head = '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">P'
+    tail = section(invoke("get_weather", city="T"))
+    cut = ("get_weather", '{"city": "P<minimax:tool_call>\\n<invoke name=\\"get_weather\\">\\n')
+    for chunks in (
+        token_chunks(head + tail, MODEL),
+        token_chunks(head, MODEL, per=99) + token_chunks(tail, MODEL, per=99),
+    ):
+        assert run_stream(parser(), chunks)[1] == [cut]
+    assert oneshot(parser(), head + tail)[0] == [("get_weather", '{"city": "T"}')]

@@ -491,7 +491,7 @@ class MarkupToolParser(ToolParser):
         run_index = 0
         for kind, text, index in events:
             if run and (kind != E_ARGS or index != run_index):
-                self._on_args(state, run_index, "".join(run), calls)
+                self._on_args_run(state, run_index, run, calls)
                 run = []
             if (
                 kind == E_ARGS
@@ -536,7 +536,7 @@ class MarkupToolParser(ToolParser):
                     ):
                         seen_tool = False
         if run:
-            self._on_args(state, run_index, "".join(run), calls)
+            self._on_args_run(state, run_index, run, calls)
         calls = merge_tool_deltas(calls)
         text_out = settle_content(
             state,
@@ -603,6 +603,27 @@ class MarkupToolParser(ToolParser):
             if piece:
                 calls.append(DeltaToolCall(index=index, arguments=piece))
 
+    def _on_args_run(
+        self, state: JSONState, index: int, pieces: list[str], calls: list[DeltaToolCall]
+    ) -> None:
+        """A chunk's argument pieces of a named call. The open value takes them piece by piece,
+        as vLLM reads them, up to the first it refuses (a value end); the rest is read as one
+        text, converted once."""
+        slot = state["slots"][index]
+        taken = 0
+        if "one_shot" not in state:
+            for piece in pieces[:-1]:
+                if slot["ov"] is None:
+                    break
+                sent = self._extend_open_value(slot, piece)
+                if sent is None:
+                    break
+                slot["args"] += piece
+                taken += 1
+                if sent:
+                    calls.append(DeltaToolCall(index=index, arguments=sent))
+        self._on_args(state, index, "".join(pieces[taken:]), calls)
+
     def _on_call_end(self, state: JSONState, index: int, calls: list[DeltaToolCall]) -> None:
         slots = state["slots"]
         if self.g.strip_tool_names and 0 <= index < len(slots):
@@ -634,16 +655,12 @@ class MarkupToolParser(ToolParser):
         return m.group(1) if m and m.group(1) else None
 
     def _args_delta(self, slot: dict[str, Any], raw_delta: str) -> str | None:
-        codec = self.g.codec
         if not self.g.stream_arg_deltas:
             return None
         if slot["ov"] is not None:
-            piece = codec.extend(slot["ov"], raw_delta)
+            piece = self._extend_open_value(slot, raw_delta)
             if piece is not None:
-                if not piece or not slot["ovs"]:
-                    return None
-                slot["out"] += piece
-                return piece
+                return piece or None
             slot["ov"] = None
         elif self.g.arg_structural_chars is not None and self.g.arg_structural_chars.isdisjoint(
             raw_delta
@@ -665,6 +682,17 @@ class MarkupToolParser(ToolParser):
         slot["ov"] = self.open_value(slot)
         slot["ovs"] = value_streams
         return safe[len(prev) :] or None
+
+    def _extend_open_value(self, slot: dict[str, Any], raw_delta: str) -> str | None:
+        """The JSON the open value's follower sends for `raw_delta` ("" for none), or None
+        when it refuses it (the value ends in it: re-convert). A refusal changes nothing."""
+        piece = self.g.codec.extend(slot["ov"], raw_delta)
+        if piece is None:
+            return None
+        if not piece or not slot["ovs"]:
+            return ""
+        slot["out"] += piece
+        return piece
 
     def _flush_args(self, slot: dict[str, Any]) -> str | None:
         try:
