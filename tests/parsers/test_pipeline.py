@@ -419,3 +419,33 @@ def test_qwen3_repeated_think_end_is_dropped_before_the_tool_parser() -> None:
     # as one-shot drops it (tests/parser/engine/test_qwen3_reasoning.py, docs/deviations.md)
     text = "reasoning</think>content</think>more"
     assert _stream_tokens(text, "hermes", "qwen3", "qwen3")[:2] == ("reasoning", "contentmore")
+
+
+def test_markup_held_to_the_end_is_sent_in_the_final_chunk_before_the_end_flush() -> None:
+    # qwen3_coder holds `<function=` inside the unended `city` value to the end of the output;
+    # vLLM 0.33.0 sends the new call's name in the final chunk (arguments "", what was left of
+    # them) and the end-of-stream `{}` as an entry of its own
+    p = parser("qwen3_coder", None)
+    c = ctx(tools=[{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}}])  # fmt: skip
+    pieces = [
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\n",
+        "To<tool_call>\n<function",
+        "=get_weather>\n<parameter",
+    ]
+    state = None
+    deltas = []
+    for n, text in enumerate(pieces):
+        ids = tokenizer().encode(text, add_special_tokens=False)
+        delta, state = p.stream(state, text, ids, c, finished=n == len(pieces) - 1)
+        deltas.append(delta)
+    last = deltas[-1]
+    assert last is not None
+    assert [(tc.index, tc.name, tc.arguments) for tc in last.tool_calls] == [
+        (1, "get_weather", ""),
+        (1, None, "{}"),
+    ]
+    assert joined(deltas)["calls"] == [
+        ("get_weather", '{"city": "To<tool_call>'),
+        ("get_weather", "{}"),
+    ]

@@ -155,6 +155,22 @@ class DeltaToolCall:
         return out
 
 
+def append_delta(delta: DeltaMessage | None, more: DeltaMessage | None) -> DeltaMessage | None:
+    """`more` sent in the same chunk after `delta`: texts joined, tool call entries kept apart
+    (a later flush's entries follow the chunk's own, as vLLM's end-of-stream flush sends)."""
+    if more is None:
+        return delta
+    if delta is None:
+        return more
+    if more.content:
+        delta.content = (delta.content or "") + more.content
+    if more.reasoning:
+        delta.reasoning = (delta.reasoning or "") + more.reasoning
+    if more.tool_calls:
+        delta.tool_calls = list(delta.tool_calls) + list(more.tool_calls)
+    return delta
+
+
 def merge_tool_deltas(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
     """Join deltas of the same call index into its first one (first id / type / name win,
     arguments concatenate); the list itself when every index occurs once."""
@@ -410,6 +426,12 @@ class ToolParser:
         raise NotImplementedError
 
     def finish(self, state: JSONState) -> DeltaMessage | None:
+        return None
+
+    def held_at_end(self, state: JSONState) -> DeltaMessage | None:
+        """At the end of a stream, before `finish`: what the parser held back while it could
+        not tell what the text was, read now that the output is over. vLLM, which holds
+        nothing, sent it in the final chunk's own delta, and so does the pipeline."""
         return None
 
     def remaining_args(self, state: JSONState) -> str:

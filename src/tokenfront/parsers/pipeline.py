@@ -26,6 +26,7 @@ from tokenfront.parsers.base import (
     StreamParseError,
     ToolCall,
     ToolParser,
+    append_delta,
     make_tool_call_id,
     parser_build_error,
     random_tool_call_id,
@@ -534,6 +535,8 @@ class ChatOutputParser:
                 if held:
                     delta = delta or DeltaMessage()
                     delta.content = (delta.content or "") + held
+            if tool is not None and st["t"]:
+                delta = append_delta(delta, tool.held_at_end(st["t"]))
             if tool is not None and delta is not None and delta.tool_calls and not st["fr"]:
                 # (a forced tool_choice streams the calls itself: the parser holds none)
                 last = delta.tool_calls[-1]
@@ -559,17 +562,7 @@ class ChatOutputParser:
         if tool is not None:
             flushes.append(tool.finish(st["t"]))
         for flushed in flushes:
-            if flushed is None:
-                continue
-            if delta is None:
-                delta = flushed
-                continue
-            if flushed.content:
-                delta.content = (delta.content or "") + flushed.content
-            if flushed.reasoning:
-                delta.reasoning = (delta.reasoning or "") + flushed.reasoning
-            if flushed.tool_calls:
-                delta.tool_calls = list(delta.tool_calls) + list(flushed.tool_calls)
+            delta = append_delta(delta, flushed)
         return delta
 
     def _tool_delta(

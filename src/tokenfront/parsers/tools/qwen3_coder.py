@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from tokenfront.parsers.base import JSONState
+from tokenfront.parsers.base import DeltaMessage, JSONState
 from tokenfront.parsers.engines.fences import (
     at_line_start,
     feed_fences,
@@ -307,10 +307,20 @@ class Qwen3CoderToolParser(MarkupToolParser):
         return events
 
     def finish_events(self, state: JSONState) -> list[Event]:
+        events = self._end_events(state)
+        events.extend(super().finish_events(state))
+        return events
+
+    def held_at_end(self, state: JSONState) -> DeltaMessage | None:
+        if not state or state.get("nh") is None:
+            return None
+        return self.events_to_delta(state, self._end_events(state))
+
+    def _end_events(self, state: JSONState) -> list[Event]:
+        """The output ended: the text still being lexed, then the held markup read again."""
         events = self._items(state, self.c.scanner.flush(state["scan"]))
         events.extend(self._lexemes(state, flush_lexer(self.c.table, state["lex"])))
         events.extend(self._finish_held(state))
-        events.extend(super().finish_events(state))
         return events
 
     def _finish_held(self, state: JSONState) -> list[Event]:
