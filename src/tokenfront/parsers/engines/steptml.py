@@ -12,7 +12,8 @@ Deliberate deviations from vLLM 0.33.0, asserted by vLLM's own
 tests/tool_parsers/test_step3_tool_parser.py (docs/deviations.md): one-shot parsing also takes
 calls written without the `function<｜tool_sep｜>` prefix; a `<｜tool_sep｜>` between two calls
 is skipped when streaming; a string-typed value keeps its surrounding whitespace; a call with
-no arguments streams "{}"; and one streamed chunk may carry several steps (a whole call).
+no arguments streams "{}"; and the steps a stream's last chunks leave (one step is taken
+per chunk, as in vLLM) are taken at its end, where vLLM loses them.
 """
 
 from __future__ import annotations
@@ -123,9 +124,15 @@ class StepTmlToolParser(ToolParser):
         if not state:
             state.update(self.initial_state())
         state["text"] += delta_text
+        # one step per chunk, as vLLM takes them: a chunk holding several steps leaves the
+        # later ones to the next chunk
+        return self._step(state)
+
+    def held_at_end(self, state: JSONState) -> DeltaMessage | None:
+        # the steps the last chunks left (vLLM loses them): every step the text allows
+        if not state:
+            return None
         merged: DeltaMessage | None = None
-        # vLLM takes one step per chunk; a chunk holding several steps (a whole call) would
-        # lose the later ones, so every step the text allows is taken and the deltas merged.
         for _ in range(len(state["text"]) + 2):
             delta = self._step(state)
             if delta is None:
