@@ -108,3 +108,21 @@ def test_stream() -> None:
 def test_stream_unclosed_section_still_streams() -> None:
     text = BEGIN + invoke("get_weather", city="A")
     assert run_stream(parser(), token_chunks(text, MODEL))[1] == [("get_weather", '{"city": "A"}')]
+
+
+def test_stream_takes_one_step_per_chunk_and_the_rest_at_the_end() -> None:
+    # vLLM 0.33.0 takes one step per chunk (a whole call in one chunk: its name, then its
+    # arguments with the next chunk); the steps the final chunk leaves are taken at the end
+    whole = BEGIN + invoke("get_weather", city="A") + END
+    p = parser()
+    state = p.initial_state()
+    first = p.stream(state, whole, [])
+    assert first is not None and [(c.name, c.arguments) for c in first.tool_calls] == [
+        ("get_weather", None)
+    ]
+    second = p.stream(state, "[tail", [])
+    assert second is not None
+    assert [(c.name, c.arguments) for c in second.tool_calls] == [(None, '{"city": "A"}')]
+    third = p.stream(state, "]", [])
+    assert third is not None and third.content == "[tail]"
+    assert run_stream(parser(), [whole + "tail"])[:2] == ("tail", [("get_weather", '{"city": "A"}')])

@@ -130,6 +130,10 @@ class StepTmlToolParser(ToolParser):
 
     def held_at_end(self, state: JSONState) -> DeltaMessage | None:
         # the steps the last chunks left (vLLM loses them): every step the text allows
+        return self.finish(state)
+
+    def finish(self, state: JSONState) -> DeltaMessage | None:
+        # (the pipeline takes the steps left in `held_at_end`: none are left here then)
         if not state:
             return None
         merged: DeltaMessage | None = None
