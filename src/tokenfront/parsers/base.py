@@ -155,22 +155,6 @@ class DeltaToolCall:
         return out
 
 
-def append_delta(delta: DeltaMessage | None, more: DeltaMessage | None) -> DeltaMessage | None:
-    """`more` sent in the same chunk after `delta`: texts joined, tool call entries kept apart
-    (a later flush's entries follow the chunk's own, as vLLM's end-of-stream flush sends)."""
-    if more is None:
-        return delta
-    if delta is None:
-        return more
-    if more.content:
-        delta.content = (delta.content or "") + more.content
-    if more.reasoning:
-        delta.reasoning = (delta.reasoning or "") + more.reasoning
-    if more.tool_calls:
-        delta.tool_calls = list(delta.tool_calls) + list(more.tool_calls)
-    return delta
-
-
 def merge_tool_deltas(deltas: list[DeltaToolCall]) -> list[DeltaToolCall]:
     """Join deltas of the same call index into its first one (first id / type / name win,
     arguments concatenate); the list itself when every index occurs once."""
@@ -212,6 +196,22 @@ class DeltaMessage:
         if self.citations:
             out["citations"] = list(self.citations)
         return out
+
+
+def append_delta(delta: DeltaMessage | None, more: DeltaMessage | None) -> DeltaMessage | None:
+    """`more` sent in the same chunk after `delta`: texts joined, tool call entries kept apart
+    (a later flush's entries follow the chunk's own, as vLLM's end-of-stream flush sends)."""
+    if more is None:
+        return delta
+    if delta is None:
+        return more
+    if more.content:
+        delta.content = (delta.content or "") + more.content
+    if more.reasoning:
+        delta.reasoning = (delta.reasoning or "") + more.reasoning
+    if more.tool_calls:
+        delta.tool_calls = list(delta.tool_calls) + list(more.tool_calls)
+    return delta
 
 
 class StreamParseError(Exception):
