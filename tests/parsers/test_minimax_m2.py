@@ -107,7 +107,9 @@ def test_a_chunk_of_an_open_value_is_read_piece_by_piece_up_to_its_end() -> None
     cut = ("get_weather", '{"city": "P<minimax:tool_call>\\n<invoke name=\\"get_weather\\">\\n')
     for chunks in (
         token_chunks(head + tail, MODEL),
+        token_chunks(head + tail, MODEL, per=5),
         token_chunks(head, MODEL, per=99) + token_chunks(tail, MODEL, per=99),
+        token_chunks(head + tail, MODEL, per=999),
     ):
         assert run_stream(parser(), chunks)[1] == [cut]
     assert oneshot(parser(), head + tail)[0] == [("get_weather", '{"city": "T"}')]

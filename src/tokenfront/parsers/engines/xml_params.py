@@ -225,6 +225,9 @@ def compile_grammar(grammar: Grammar, tokenizer: Any) -> _Compiled:
     return hit[2]
 
 
+# The argument pieces of one chunk re-converted one by one before the rest is read as one text.
+_RUN_RECONVERSIONS = 8
+
 _NAME_IN_JSON = regex.compile(r'"name"\s*:\s*"([^"]*)"')
 
 
@@ -606,22 +609,28 @@ class MarkupToolParser(ToolParser):
     def _on_args_run(
         self, state: JSONState, index: int, pieces: list[str], calls: list[DeltaToolCall]
     ) -> None:
-        """A chunk's argument pieces of a named call. The open value takes them piece by piece,
-        as vLLM reads them, up to the first it refuses (a value end); the rest is read as one
-        text, converted once."""
+        """A chunk's argument pieces of a named call, read one by one as vLLM reads them: the
+        open value's follower takes what it can, the others are re-converted, at most
+        `_RUN_RECONVERSIONS` of them; past that the rest is read as one text, converted once
+        (a chunk of many parameters stays linear)."""
         slot = state["slots"][index]
         taken = 0
         if "one_shot" not in state:
+            budget = _RUN_RECONVERSIONS
             for piece in pieces[:-1]:
-                if slot["ov"] is None:
+                if slot["ov"] is not None:
+                    sent = self._extend_open_value(slot, piece)
+                    if sent is not None:
+                        slot["args"] += piece
+                        taken += 1
+                        if sent:
+                            calls.append(DeltaToolCall(index=index, arguments=sent))
+                        continue
+                if not budget:
                     break
-                sent = self._extend_open_value(slot, piece)
-                if sent is None:
-                    break
-                slot["args"] += piece
+                budget -= 1
+                self._on_args(state, index, piece, calls)
                 taken += 1
-                if sent:
-                    calls.append(DeltaToolCall(index=index, arguments=sent))
         self._on_args(state, index, "".join(pieces[taken:]), calls)
 
     def _on_call_end(self, state: JSONState, index: int, calls: list[DeltaToolCall]) -> None:
