@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 import regex
 
+from tokenfront.identity_cache import IdentityCache
 from tokenfront.parsers.base import (
     DeltaMessage,
     DeltaToolCall,
@@ -213,16 +214,15 @@ def _vocab_id(tokenizer: Any, token: str) -> int | None:
     return None if tokenizer is None else vocab_token_id(tokenizer, token)
 
 
-_COMPILED: dict[tuple[int, int], tuple[Any, Grammar, _Compiled]] = {}
+_COMPILED: IdentityCache[_Compiled] = IdentityCache()
 
 
 def compile_grammar(grammar: Grammar, tokenizer: Any) -> _Compiled:
-    key = (id(grammar), id(tokenizer))
-    hit = _COMPILED.get(key)
-    if hit is None or hit[0] is not tokenizer or hit[1] is not grammar:
-        hit = (tokenizer, grammar, _Compiled(grammar, tokenizer))
-        _COMPILED[key] = hit
-    return hit[2]
+    """The grammar bound to this tokenizer, built once per (tokenizer, grammar)."""
+    compiled = _COMPILED.get(tokenizer, grammar)
+    if compiled is None:
+        compiled = _COMPILED.put(tokenizer, _Compiled(grammar, tokenizer), grammar)
+    return compiled
 
 
 # The argument pieces of one chunk re-converted one by one before the rest is read as one text.
