@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from transformers import AutoTokenizer
+from hf_tokenizers import hf_tokenizer
 
 from tokenfront.parsers.base import DeltaMessage, ParseContext, ToolParser
 from tokenfront.parsers.registry import get_tool_parser
@@ -20,7 +20,7 @@ if not MODELS.is_dir():
 
 @functools.cache
 def tokenizer(model: str) -> Any:
-    return AutoTokenizer.from_pretrained(str(MODELS / model))
+    return hf_tokenizer(MODELS / model)
 
 
 def tool(name: str, properties: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hf_tokenizers import hf_tokenizer
 from partial_json_parser import ensure_json
-from transformers import AutoTokenizer
 
 from tokenfront.parsers.base import DeltaMessage, ParseContext
 from tokenfront.parsers.pipeline import ChatOutputParser
@@ -32,10 +32,10 @@ Calls = list[tuple[str, str]]
 def tokenizer(model: str) -> Any:
     """`mistral` is the Hugging Face tokenizer.json; `mistral-common` the tekken file."""
     if model == "mistral":
-        return AutoTokenizer.from_pretrained(str(MODELS / "mistral"), mistral_format=False)
+        return hf_tokenizer(MODELS / "mistral", mistral_format=False)
     if model == "mistral-common":
-        return AutoTokenizer.from_pretrained(str(MODELS / "mistral"))
-    return AutoTokenizer.from_pretrained(str(MODELS / model))
+        return hf_tokenizer(MODELS / "mistral")
+    return hf_tokenizer(MODELS / model)
 
 
 def tool(name: str, properties: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hf_tokenizers import hf_tokenizer
 from json_support import joined, oneshot, stream, token_chunks, tool
-from transformers import AutoTokenizer
 
 from tokenfront.parsers.base import ParseContext
 from tokenfront.parsers.pipeline import ChatOutputParser
@@ -80,7 +80,7 @@ def test_poolside_v1() -> None:
 
 @functools.cache
 def _hy_tokenizer() -> Any:
-    return AutoTokenizer.from_pretrained(str(REPO_MODELS / "hy-synth"))
+    return hf_tokenizer(REPO_MODELS / "hy-synth")
 
 
 def _hy(text: str, chunked: bool) -> tuple[str | None, list[tuple[str, str]]]:
@@ -115,7 +115,7 @@ def test_hy_v3_typed_values() -> None:
 
 
 def _reasoning(name: str, text: str, kwargs: dict[str, Any] | None = None) -> tuple[Any, Any]:
-    tok = AutoTokenizer.from_pretrained(str(Path(__file__).resolve().parents[3] / "shared/models/qwen3"))
+    tok = hf_tokenizer(Path(__file__).resolve().parents[3] / "shared/models/qwen3")
     pipe = ChatOutputParser(tok, None, name, enable_auto_tools=False)
     msg = pipe.parse(text, [], ParseContext(chat_template_kwargs=kwargs or {}))
     return msg["reasoning"], msg["content"]

@@ -54,9 +54,9 @@ OUTPUTS["musespark1x"] = OUTPUTS["muse_glimmer"] = OUTPUTS["muse"]
 
 @cache
 def tokenizer() -> Any:
-    from transformers import AutoTokenizer
+    from hf_tokenizers import hf_tokenizer
 
-    return AutoTokenizer.from_pretrained(str(MODEL))
+    return hf_tokenizer(MODEL)
 
 
 def ctx(**kw: Any) -> ParseContext:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from transformers import AutoTokenizer
+from hf_tokenizers import hf_tokenizer
 from vllm_vectors_loader import check_result, load_vectors, vector_id
 
 from tokenfront.parsers.base import DeltaMessage, ParseContext, ToolParser
@@ -22,7 +22,7 @@ if not MODELS.is_dir():
 
 @functools.cache
 def tokenizer() -> Any:
-    return AutoTokenizer.from_pretrained(str(MODELS / "qwen3"))
+    return hf_tokenizer(MODELS / "qwen3")
 
 
 def make(tools: list[dict[str, Any]] | None = None) -> ToolParser:
@@ -131,3 +131,24 @@ def test_stream_end_closes_a_call_held_at_an_in_string_marker_and_reads_the_next
         None,
         [("search", '{"q": "x"y"}}'), ("get_weather", '{"city": "Paris"}')],
     )
+
+
+def test_a_brace_before_an_in_string_marker_is_held_as_the_call_closer() -> None:
+    # With the marker in the same chunk, the `}` before it is held as the call object's own
+    # closer, as vLLM 0.33.0 strips it there (one token per chunk sends it before the marker
+    # arrives, as above; sweep seed 43, damaged-qwen3-smallctx-1)
+    text = '<tool_call>\n{"name": "search", "arguments": {"q": "x"y"}}'
+    parser = make()
+    state = parser.initial_state()
+    deltas = [parser.stream(state, piece, ids) for piece, ids in token_pieces(text)]
+    end = "\n</tool_call>\n<tool_call>\n"
+    deltas.append(parser.stream(state, end, tokenizer().encode(end, add_special_tokens=False)))
+    assert collect(deltas)[1] == [("search", '{"q": "x"y"}}')]
+
+    parser = make()
+    state = parser.initial_state()
+    deltas = [parser.stream(state, piece, ids) for piece, ids in token_pieces(text[:-2])]
+    deltas.append(parser.stream(state, "}}" + end, tokenizer().encode("}}" + end)))
+    assert collect(deltas)[1] == [("search", '{"q": "x"y"}')]
+    deltas.append(parser.finish(state))
+    assert collect(deltas)[1] == [("search", '{"q": "x"y"}')]

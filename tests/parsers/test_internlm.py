@@ -62,6 +62,15 @@ def test_stream_plain() -> None:
     assert joined(stream("internlm", MODEL, token_chunks("1, 2 and 3.", MODEL)))[0] == "1, 2 and 3."
 
 
+def test_undeclared_call_in_one_chunk_keeps_the_text_before_it_as_content() -> None:
+    # as one-shot (test_internlm2_tool_parser.py::test_extract_unknown_tool_name_not_emitted);
+    # seed 43's damaged-syn-internlm-5 lost the text before the marker
+    text = f'Let me check.\n{START}\n{{"name": "get_we,ather", "parameters": {{"days": 3}}}}<|action_end|>'
+    ids = [i for _, chunk in token_chunks(text, MODEL) for i in chunk]
+    assert joined(stream("internlm", MODEL, [(text, ids)])) == (text, [])
+    assert joined(stream("internlm", MODEL, token_chunks(text, MODEL))) == (text, [])
+
+
 @pytest.mark.parametrize("vec", vectors("internlm"), ids=lambda v: v["source"].split("::")[-1])
 def test_vllm_vectors(vec: dict) -> None:
     assert check_vector(vec) == []

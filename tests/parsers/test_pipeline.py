@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from transformers import AutoTokenizer
+from hf_tokenizers import hf_tokenizer
 
 from tokenfront.parsers.base import (
     DeltaMessage,
@@ -46,7 +46,7 @@ PROMPT_CLOSED = PROMPT_OPEN + [151667, 271, 151668, 271]
 
 @functools.cache
 def tokenizer(model: str = "qwen3") -> Any:
-    return AutoTokenizer.from_pretrained(str(MODELS / model))
+    return hf_tokenizer(MODELS / model)
 
 
 def parser(tool: str | None = "hermes", reasoning: str | None = "qwen3") -> ChatOutputParser:

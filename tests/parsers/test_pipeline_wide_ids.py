@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from transformers import AutoTokenizer
+from hf_tokenizers import hf_tokenizer
 
 from tokenfront.parsers.base import DeltaMessage, ParseContext, StreamParseError
 from tokenfront.parsers.pipeline import ChatOutputParser
@@ -38,7 +38,7 @@ TOOLS = [
 
 @functools.cache
 def tokenizer(model: str) -> Any:
-    return AutoTokenizer.from_pretrained(str(MODELS / model))
+    return hf_tokenizer(MODELS / model)
 
 
 def stream(

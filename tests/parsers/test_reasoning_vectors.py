@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from transformers import AutoTokenizer
+from hf_tokenizers import hf_tokenizer
 from vllm_vectors_loader import check_result, load_vectors, vector_id
 
 from tokenfront.parsers.base import DeltaMessage, ParseContext, ReasoningParser
@@ -47,7 +47,7 @@ TOKENIZER_FOR = {"hunyuan_a13b": "llama3"}
 
 @functools.cache
 def tokenizer(model: str = "synthetic-multi") -> Any:
-    return AutoTokenizer.from_pretrained(str(MODELS / model))
+    return hf_tokenizer(MODELS / model)
 
 
 def _tokenizer_for(vec: dict[str, Any]) -> Any:

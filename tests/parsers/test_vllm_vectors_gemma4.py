@@ -83,9 +83,9 @@ def test_bare_call_after_channel_both_ways(
 
 @functools.cache
 def _tokenizer() -> Any:
-    from transformers import AutoTokenizer
+    from hf_tokenizers import hf_tokenizer
 
-    return AutoTokenizer.from_pretrained(str(MODEL))
+    return hf_tokenizer(MODEL)
 
 
 def _stream(parser: ReasoningParser, text: str) -> tuple[str | None, str | None]:

@@ -97,7 +97,7 @@ needs_models = pytest.mark.skipif(not MODELS.is_dir(), reason="../shared/models 
 
 @functools.cache
 def _tokenizer(model: str) -> Any:
-    from transformers import AutoTokenizer
+    from hf_tokenizers import hf_tokenizer
 
     path = MODELS / model
     if path == MISTRAL_V11_TEKKEN:  # served with --tokenizer-mode mistral
@@ -106,7 +106,7 @@ def _tokenizer(model: str) -> Any:
         return load_mistral_tokenizer(path)
     # As the server loads it in Hugging Face mode (tokenizer.json, special tokens in text).
     kwargs = {"mistral_format": False} if (path / "tekken.json").exists() else {}
-    return AutoTokenizer.from_pretrained(str(path), **kwargs)
+    return hf_tokenizer(path, **kwargs)
 
 
 @functools.cache

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from transformers import AutoTokenizer
+from hf_tokenizers import hf_tokenizer
 
 from tokenfront.parsers.base import DeltaMessage, ParseContext, ToolParser
 from tokenfront.parsers.registry import get_tool_parser
@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).parent / "data" / "xml_golden.json"
 
 @functools.cache
 def tokenizer(model: str = "qwen3") -> Any:
-    return AutoTokenizer.from_pretrained(str(MODELS / model))
+    return hf_tokenizer(MODELS / model)
 
 
 def make(

@@ -181,7 +181,9 @@ class JsonInMarkersToolParser(ToolParser):
         if close != -1 and (not quoted or final):
             return buf[body_at:close].strip(), True, close + len(self.end_marker)
         if close != -1:  # a marker inside an open string: held until later text settles it
-            raw = buf[body_at:close]
+            raw = buf[body_at:close].rstrip()
+            if raw.endswith("}"):  # the call's own closer should the marker close it after all
+                raw = raw[:-1]
         else:
             raw = buf[body_at:]
             overlap = partial_tag_overlap(raw, self.end_marker)

@@ -93,7 +93,8 @@ class InternLM2ToolParser(JsonToolParser):
             return DeltaMessage(content=delta_text) if delta_text else None
         if state["tool"] > 0:
             return DeltaMessage(content="")
-        rest = current_text[state["position"] :]
+        start = state["position"]
+        rest = current_text[start:]
         if PLUGIN_START not in rest:
             return None
         parts = rest.split(PLUGIN_START)
@@ -111,7 +112,7 @@ class InternLM2ToolParser(JsonToolParser):
         except Exception:
             delta = None
         if state.get("rejected"):
-            held = current_text[state["position"] :]
+            held = current_text[start:]  # the chunk's text before the marker included
             state["position"] = len(current_text)
             return DeltaMessage(content=held) if held else None
         if text:
