@@ -386,12 +386,15 @@ def advance_all_partial_calls(
     parse: Callable[[Allow], tuple[list[Any], list[bool]] | None],
     bad_name: type[Exception],
     empty_args: bool = False,
+    open_call_waits: bool = False,
 ) -> DeltaMessage | None:
     """`advance_partial_calls` repeated while it makes progress, one call at a time, the deltas
     merged: a chunk holding several steps (whole calls) loses none of them. `parse(flags)`
     gives the calls so far and whether each is complete (None: not parsable yet); partial
     strings are allowed once the current call's name was sent. With one step per chunk this
-    is one `advance_partial_calls` step."""
+    is one `advance_partial_calls` step. `open_call_waits`: the step that moves to a call
+    whose object is still open ends the chunk (its name goes out with the next one, as vLLM's
+    step to a new call sends nothing more)."""
     merged: DeltaMessage | None = None
     # the text does not change between steps: each flag value is parsed once
     parsed_by_flags: dict[Allow, tuple[list[Any], list[bool]] | None] = {}
@@ -406,14 +409,18 @@ def advance_all_partial_calls(
         calls, complete = parsed
         # a few steps per call (its name, its arguments): a chunk of many calls sends them all
         steps = max(steps, 4 * len(calls) + 4)
-        before = _progress(state)
+        before, prev = _progress(state), state["prev"]
         delta = advance_partial_calls(
             state, calls, complete, bad_name, one_call_at_a_time=True, empty_args=empty_args
         )
         if step and _progress(state) == before:
+            state["prev"] = prev  # a step that sends nothing is the next chunk's to take
             break
         merged = merge_deltas(merged, delta)
         step += 1
+        tool = state["tool"]
+        if open_call_waits and tool != before[0] and 0 <= tool < len(complete) and not complete[tool]:
+            break
     return merged
 
 

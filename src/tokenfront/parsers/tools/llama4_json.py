@@ -320,6 +320,9 @@ class Llama4JsonToolParser(LlamaJsonToolParser):
     def skip_separator(self, text: str, pos: int) -> int:
         return _after_separators(text, pos)
 
+    def glued_text_fails(self, text: str, pos: int) -> bool:
+        return False  # the engine reads calls back to back
+
     def recover_call(self, text: str, pos: int) -> tuple[dict[str, Any], int] | None:
         # a closed call whose arguments do not parse (`{invalid}`): closed as one-shot does
         if not text.startswith("{", pos):

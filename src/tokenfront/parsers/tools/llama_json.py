@@ -39,8 +39,16 @@ class _CallError(Exception):
     pass
 
 
+def _glued(text: str, pos: int) -> bool:
+    """Whether a call ending at `pos` is followed by text with no separator (`{call}{call}`)."""
+    return pos < len(text) and not text[pos].isspace() and text[pos] != ";"
+
+
 def _skip_separator(text: str, pos: int) -> int:
-    """The position after the separator that starts at `pos` (whitespace, one `;`)."""
+    """The position after the separator that starts at `pos` (whitespace, one `;`). With none
+    (`{call}{call}`), two characters, as vLLM 0.33.0 steps past every call."""
+    if _glued(text, pos):
+        return pos + 2
     end = pos
     while end < len(text) and text[end].isspace():
         end += 1
@@ -111,7 +119,7 @@ class LlamaJsonToolParser(JsonToolParser):
         try:
             delta = advance_all_partial_calls(
                 state, lambda flags: self._parse(current_text, flags, cut), _CallError,
-                empty_args=True,
+                empty_args=True, open_call_waits=True,
             )
         except Exception:
             return None
@@ -134,6 +142,12 @@ class LlamaJsonToolParser(JsonToolParser):
     def skip_separator(self, text: str, pos: int) -> int:
         return _skip_separator(text, pos)
 
+    def glued_text_fails(self, text: str, pos: int) -> bool:
+        """Whether text written right after a call (no separator) fails the whole chunk: vLLM
+        0.33.0 steps two characters past the call and reads no call there, so the chunk sends
+        nothing, nor does any later one (no vLLM test writes calls back to back)."""
+        return _glued(text, pos)
+
     def _call_follows(self, text: str, end: int) -> bool:
         """Whether a separator and the start of another object follow a call ending at `end`."""
         after = self.skip_separator(text, end)
@@ -152,6 +166,7 @@ class LlamaJsonToolParser(JsonToolParser):
         `cut`), as one-shot parsing keeps them. None: nothing parsable yet."""
         calls: list[Any] = []
         complete: list[bool] = []
+        glued = False
         pos = len(PYTHON_TAG) if current_text.startswith(PYTHON_TAG) else 0
         after_call = pos  # where the last call's JSON ended
         loads = SuffixLoads(current_text, flags)
@@ -179,6 +194,7 @@ class LlamaJsonToolParser(JsonToolParser):
                 complete.append(done)
                 pos += used
                 after_call = pos
+                glued = self.glued_text_fails(current_text, pos)
                 # Calls are separated by "; " (vLLM skips exactly two characters); any
                 # whitespace with at most one ";" is read as a separator
                 # (test_extract_tool_calls_streaming_parallel_separators).
@@ -189,7 +205,7 @@ class LlamaJsonToolParser(JsonToolParser):
                     obj["arguments"] = obj["parameters"]
                 calls.append(obj)
         except (MalformedJSON, json.JSONDecodeError):
-            if not (calls and all(complete)):
+            if not (calls and all(complete)) or glued:
                 return None
             # vLLM's loop steps two characters past a call before it reads on: text no longer
             # than that after the calls is never read, so the chunk still sends its (empty)
