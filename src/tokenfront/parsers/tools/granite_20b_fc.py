@@ -95,7 +95,8 @@ class Granite20bFCToolParser(JsonToolParser):
         try:
             # every step a chunk holds (whole calls in one chunk) is taken, one call at a time
             delta = advance_all_partial_calls(
-                state, lambda flags: self._parse(current_text[at:], flags), _BadCall
+                state, lambda flags: self._parse(current_text[at:], flags), _BadCall,
+                open_call_waits=True,
             )
         except Exception:
             delta = None
