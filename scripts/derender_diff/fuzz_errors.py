@@ -103,11 +103,11 @@ def _tokenize_case(rng: random.Random, model: str, tokenize: Any) -> tuple[str, 
     return "/detokenize", {"model": model, "tokens": tokenize("Hello there, 東京")}
 
 
-def stops_vllm(req: Any) -> bool:
+def stops_vllm(req: Any, cfg: dict[str, Any] | None = None) -> bool:
     """Whether vLLM 0.33.0 would 500 on this body in a way that shuts its server down (a tool
     without a `function` object or name; a `structured_outputs` that is no object, on
-    /tokenize; a derender whose tool `properties` is no object: the listed 5xx rows), so a
-    sweep skips it."""
+    /tokenize; a derender whose tool `properties` is no object; a GLM tool property schema
+    that is a list or a string, on glm45 / glm47: the listed 5xx rows), so a sweep skips it."""
     if isinstance(req, dict) and not isinstance(req.get("structured_outputs", {}), (dict, type(None))):
         return True
     chat = (req.get("chat_request") or (req.get("base") or {}).get("chat_request") or req) if isinstance(req, dict) else None
@@ -120,6 +120,11 @@ def stops_vllm(req: Any) -> bool:
             return True
         params = t["function"].get("parameters") if isinstance(t, dict) else None
         if derender and isinstance(params, dict) and not isinstance(params.get("properties", {}), dict):
+            return True
+        args = (cfg or {}).get("args", [])
+        glm = "--tool-call-parser" in args and args[args.index("--tool-call-parser") + 1] in ("glm45", "glm47")
+        props = params.get("properties") if isinstance(params, dict) else None
+        if glm and isinstance(props, dict) and any(isinstance(v, (list, str)) for v in props.values()):
             return True
     return False
 
@@ -181,7 +186,7 @@ def run(name: str, cfg: dict[str, Any], vllm: str, tf: str, n: int, seed: int,
         texts = texts_for(cfg)
         cases = (
             case for i in range(n)
-            if not stops_vllm((case := make_error_case(rng, name, cfg, tokenize, eos, texts, i, vllm_state))["request"])
+            if not stops_vllm((case := make_error_case(rng, name, cfg, tokenize, eos, texts, i, vllm_state))["request"], cfg)
         )
         return compare_cases(
             name, cases, client, vllm, tf, record, record_all=record_all, show=show,
