@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from pathlib import Path
@@ -18,7 +17,6 @@ if not MODELS.is_dir():
     MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 
-@functools.cache
 def tokenizer(model: str) -> Any:
     return hf_tokenizer(MODELS / model)
 

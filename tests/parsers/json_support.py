@@ -28,7 +28,6 @@ GOLDEN = Path(__file__).parent / "data" / "json_golden.json"
 Calls = list[tuple[str, str]]
 
 
-@functools.cache
 def tokenizer(model: str) -> Any:
     """`mistral` is the Hugging Face tokenizer.json; `mistral-common` the tekken file."""
     if model == "mistral":

@@ -4,7 +4,6 @@ granite_thinking_parser / poolside_v1 / hy_v3 / ling3 reasoning parsers."""
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -78,7 +77,6 @@ def test_poolside_v1() -> None:
     )
 
 
-@functools.cache
 def _hy_tokenizer() -> Any:
     return hf_tokenizer(REPO_MODELS / "hy-synth")
 

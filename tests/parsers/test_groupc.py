@@ -8,7 +8,6 @@ The recorded vLLM answers are replayed by tests/parity/test_inprocess_parity.py
 from __future__ import annotations
 
 import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,6 @@ OUTPUTS = {
 OUTPUTS["musespark1x"] = OUTPUTS["muse_glimmer"] = OUTPUTS["muse"]
 
 
-@cache
 def tokenizer() -> Any:
     from hf_tokenizers import hf_tokenizer
 

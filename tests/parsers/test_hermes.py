@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from pathlib import Path
@@ -20,7 +19,6 @@ if not MODELS.is_dir():
     MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 
 
-@functools.cache
 def tokenizer() -> Any:
     return hf_tokenizer(MODELS / "qwen3")
 

@@ -5,7 +5,6 @@ Expectations come from golden vLLM 0.33.0 derender answers (qwen3-hermes config)
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from pathlib import Path
@@ -44,7 +43,6 @@ PROMPT_OPEN = [151644, 872, 198, 13048, 151645, 198, 151644, 77091, 198]
 PROMPT_CLOSED = PROMPT_OPEN + [151667, 271, 151668, 271]
 
 
-@functools.cache
 def tokenizer(model: str = "qwen3") -> Any:
     return hf_tokenizer(MODELS / model)
 

@@ -6,7 +6,6 @@ tests/golden/vllm-wideids.jsonl (scripts/record_wide_id_streams.py)."""
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,6 @@ TOOLS = [
 ]
 
 
-@functools.cache
 def tokenizer(model: str) -> Any:
     return hf_tokenizer(MODELS / model)
 

@@ -6,7 +6,6 @@ one tokenizer token per delta (vLLM's tests/reasoning/utils.py) and join the del
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,6 @@ PARSERS = [
 TOKENIZER_FOR = {"hunyuan_a13b": "llama3"}
 
 
-@functools.cache
 def tokenizer(model: str = "synthetic-multi") -> Any:
     return hf_tokenizer(MODELS / model)
 

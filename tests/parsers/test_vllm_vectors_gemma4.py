@@ -11,7 +11,6 @@ parser alone, one token per delta, as vLLM's tests/reasoning/utils.py does.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +80,6 @@ def test_bare_call_after_channel_both_ways(
         assert problems(dict(prose, mode=run_mode), run_mode) == []
 
 
-@functools.cache
 def _tokenizer() -> Any:
     from hf_tokenizers import hf_tokenizer
 

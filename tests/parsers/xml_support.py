@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from pathlib import Path
@@ -17,7 +16,6 @@ MODELS = Path(os.environ["TOKENFRONT_TEST_MODELS"])
 GOLDEN = Path(__file__).parent / "data" / "xml_golden.json"
 
 
-@functools.cache
 def tokenizer(model: str = "qwen3") -> Any:
     return hf_tokenizer(MODELS / model)
 
