@@ -71,6 +71,17 @@ def test_stream_final_chunk_with_arguments_sends_them_once() -> None:
     assert calls == [("get_time", '{"tz": "UTC"}')]
 
 
+def test_a_call_whole_in_the_final_chunk_is_one_entry() -> None:
+    # vLLM 0.33.0's end-of-stream flush appends to the final delta's last entry, so the name
+    # step and the arguments arrive as one entry (seed 46, outputs-syn-xlam-20)
+    text = '[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    ids = [i for _, chunk in token_chunks(text, MODEL) for i in chunk]
+    (delta,) = stream("xlam", MODEL, [(text, ids)])
+    assert delta["tool_calls"] == [
+        {"index": 0, "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+    ]
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 1000])
 def test_stream_any_chunking_completes_every_call(size: int) -> None:
     text = (

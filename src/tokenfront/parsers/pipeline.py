@@ -36,6 +36,7 @@ from tokenfront.parsers.engines.empty_sections import (
     drop_empty_sections,
     stream_dropping_empty_sections,
 )
+from tokenfront.parsers.engines.json_calls import merge_deltas
 from tokenfront.parsers.engines.markup_lexer import out_of_vocabulary
 from tokenfront.parsers.engines.response_template import (
     ResponseTemplateOutput,
@@ -556,13 +557,12 @@ class ChatOutputParser:
         tool: ToolParser | None,
         delta: DeltaMessage | None,
     ) -> DeltaMessage | None:
-        flushes: list[DeltaMessage | None] = []
         if rp is not None and rp.engine_based and not st["re"]:
-            flushes.append(rp.finish(st["r"]))
+            delta = append_delta(delta, rp.finish(st["r"]))
         if tool is not None:
-            flushes.append(tool.finish(st["t"]))
-        for flushed in flushes:
-            delta = append_delta(delta, flushed)
+            flushed = tool.finish(st["t"])
+            join = merge_deltas if tool.finish_joins_last_call else append_delta
+            delta = join(delta, flushed)
         return delta
 
     def _tool_delta(

@@ -159,6 +159,8 @@ def list_tool_calls(data: list[Any], new_id: Callable[[int], str]) -> list[ToolC
 class CallListParser(JsonToolParser):
     """A call list streamed as vLLM streams it (see the module docstring); `finish` completes it."""
 
+    finish_joins_last_call = True
+
     def initial_state(self) -> JSONState:
         state = super().initial_state()
         state["cur"] = -1
