@@ -418,8 +418,8 @@ def advance_all_partial_calls(
             break
         merged = merge_deltas(merged, delta)
         step += 1
-        tool = state["tool"]
-        if open_call_waits and tool != before[0] and 0 <= tool < len(complete) and not complete[tool]:
+        tool, previous_tool = state["tool"], before[0]
+        if open_call_waits and tool != previous_tool and 0 <= tool < len(complete) and not complete[tool]:
             break
     return merged
 
