@@ -146,7 +146,7 @@ def test_a_brace_before_an_in_string_marker_is_held_as_the_call_closer() -> None
     parser = make()
     state = parser.initial_state()
     deltas = [parser.stream(state, piece, ids) for piece, ids in token_pieces(text[:-2])]
-    deltas.append(parser.stream(state, "}}" + end, tokenizer().encode("}}" + end)))
+    deltas.append(parser.stream(state, "}}" + end, tokenizer().encode("}}" + end, add_special_tokens=False)))
     assert collect(deltas)[1] == [("search", '{"q": "x"y"}')]
     deltas.append(parser.finish(state))
     assert collect(deltas)[1] == [("search", '{"q": "x"y"}')]
