@@ -198,9 +198,13 @@ class DeltaMessage:
         return out
 
 
-def append_delta(delta: DeltaMessage | None, more: DeltaMessage | None) -> DeltaMessage | None:
+def append_delta(
+    delta: DeltaMessage | None, more: DeltaMessage | None, *, join_call_fragments: bool = False
+) -> DeltaMessage | None:
     """`more` sent in the same chunk after `delta`: texts joined, tool call entries kept apart
-    (a later flush's entries follow the chunk's own, as vLLM's end-of-stream flush sends)."""
+    (a later flush's entries follow the chunk's own, as vLLM's end-of-stream flush sends).
+    `join_call_fragments`: an argument fragment of the call whose entry comes last (no id, no
+    name) joins that entry instead."""
     if more is None:
         return delta
     if delta is None:
@@ -209,8 +213,17 @@ def append_delta(delta: DeltaMessage | None, more: DeltaMessage | None) -> Delta
         delta.content = (delta.content or "") + more.content
     if more.reasoning:
         delta.reasoning = (delta.reasoning or "") + more.reasoning
-    if more.tool_calls:
-        delta.tool_calls = list(delta.tool_calls) + list(more.tool_calls)
+    if not more.tool_calls:
+        return delta
+    calls = delta.tool_calls if join_call_fragments else list(delta.tool_calls)
+    for tc in more.tool_calls:
+        last = calls[-1] if calls else None
+        fragment = tc.id is None and tc.name is None
+        if join_call_fragments and last is not None and last.index == tc.index and fragment:
+            last.arguments = (last.arguments or "") + (tc.arguments or "")
+        else:
+            calls.append(tc)
+    delta.tool_calls = calls
     return delta
 
 

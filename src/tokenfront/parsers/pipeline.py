@@ -36,7 +36,6 @@ from tokenfront.parsers.engines.empty_sections import (
     drop_empty_sections,
     stream_dropping_empty_sections,
 )
-from tokenfront.parsers.engines.json_calls import merge_deltas
 from tokenfront.parsers.engines.markup_lexer import out_of_vocabulary
 from tokenfront.parsers.engines.response_template import (
     ResponseTemplateOutput,
@@ -560,9 +559,9 @@ class ChatOutputParser:
         if rp is not None and rp.engine_based and not st["re"]:
             delta = append_delta(delta, rp.finish(st["r"]))
         if tool is not None:
-            flushed = tool.finish(st["t"])
-            join = merge_deltas if tool.finish_joins_last_call else append_delta
-            delta = join(delta, flushed)
+            delta = append_delta(
+                delta, tool.finish(st["t"]), join_call_fragments=tool.finish_joins_last_call
+            )
         return delta
 
     def _tool_delta(

@@ -30,6 +30,7 @@ from tokenfront.parsers.base import (
     ExtractedToolCalls,
     JSONState,
     ToolParser,
+    append_delta,
     random_tool_call_id,
 )
 from tokenfront.tokenization.vocab import vocab_of
@@ -450,19 +451,7 @@ def unstreamed_args(state: JSONState) -> str:
 
 def merge_deltas(into: DeltaMessage | None, delta: DeltaMessage | None) -> DeltaMessage | None:
     """Two consecutive deltas as one; a call's later fragments join its entry."""
-    if delta is None:
-        return into
-    if into is None:
-        return delta
-    if delta.content:
-        into.content = (into.content or "") + delta.content
-    for tc in delta.tool_calls:
-        last = into.tool_calls[-1] if into.tool_calls else None
-        if last is not None and last.index == tc.index and tc.id is None and tc.name is None:
-            last.arguments = (last.arguments or "") + (tc.arguments or "")
-        else:
-            into.tool_calls.append(tc)
-    return into
+    return append_delta(into, delta, join_call_fragments=True)
 
 
 class JsonToolParser(ToolParser):
