@@ -447,3 +447,20 @@ def test_markup_held_to_the_end_is_sent_in_the_final_chunk_before_the_end_flush(
         ("get_weather", '{"city": "To<tool_call>'),
         ("get_weather", "{}"),
     ]
+
+
+def test_kimi_k2_text_held_to_the_end_joins_the_final_delta_entry() -> None:
+    # The whole call in one chunk, its end markers damaged (held as possible marker text): the
+    # end of the output releases them in the engine's last step, whose entries vLLM 0.33.0
+    # merges per call (seed 50 sweep, damaged-syn-kimi_k2-26 in one chunk).
+    p = ChatOutputParser(tokenizer("synthetic-multi"), "kimi_k2", None, enable_auto_tools=True)
+    text = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|tool_calls_section_end|>'
+    )
+    ids = tokenizer("synthetic-multi").encode(text, add_special_tokens=False)
+    delta, _ = p.stream(None, text, ids, ctx(prompt_token_ids=[]), finished=True)
+    assert delta is not None
+    assert [(tc.index, tc.name, tc.arguments) for tc in delta.tool_calls] == [
+        (0, "get_weather", '{"city": "Paris"}<|tool_call_end|tool_calls_section_end|>')
+    ]

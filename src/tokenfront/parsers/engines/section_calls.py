@@ -61,6 +61,8 @@ class SectionToolParser(ToolParser):
     """
 
     engine_based = True
+    # The end of the output is the engine's last step, whose entries vLLM merges per call.
+    finish_joins_last_call = True
     supports_required_and_named = False
     think_start: ClassVar[str] = "<think>"
     think_end: ClassVar[str] = "</think>"
