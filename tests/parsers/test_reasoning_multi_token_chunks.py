@@ -1,5 +1,6 @@
 """Reasoning parsers streamed in chunks of several tokens (issue 8): the joined stream is the
-one a token-per-delta stream gives (deepseek_r1 / hy_v4 think tokens, granite, plamo3, gemma4).
+one a token-per-delta stream gives (deepseek_r1 / hy_v4 think tokens, granite, plamo3, gemma4,
+kimi_k2).
 """
 
 from __future__ import annotations

@@ -377,8 +377,9 @@ class ToolParser:
     forced_json_unless_strict: ClassVar[bool] = False
     engine_based: ClassVar[bool] = False
     grammar_cached_on_thinking_switch: ClassVar[bool] = False  # see `parser_build_error`
-    # True where `finish` stands in for vLLM's end-of-stream flush, which appends to the final
-    # delta's last tool call entry: a fragment of that same call joins the entry.
+    # True where vLLM puts what `finish` sends into the final delta's last tool call entry (its
+    # end-of-stream flush appends there, or its engine merges a step's entries per call): a
+    # fragment of that same call joins the entry.
     finish_joins_last_call: ClassVar[bool] = False
 
     def kept_text(self, text: str) -> str:
