@@ -44,6 +44,8 @@ def load_case(record_file: str, case_id: str) -> dict[str, Any]:
 
 
 def output_ids(case: dict[str, Any]) -> list[int]:
+    if case["request"].get("kind") != "stream":
+        raise SystemExit(f"{case['id']} is not a stream case")
     return [t for chunk in case["request"]["chunks"] for t in chunk["choices"][0]["token_ids"]]
 
 
@@ -51,9 +53,9 @@ def rechunk(case: dict[str, Any], k: int) -> dict[str, Any]:
     """The case with its output ids sent k per chunk (k = 0: as recorded)."""
     if k == 0:
         return case
+    ids = output_ids(case)
     out = copy.deepcopy(case)
     chunks = out["request"]["chunks"]
-    ids = output_ids(case)
     finish = chunks[-1]["choices"][0].get("finish_reason")
     template = chunks[0]
     rebuilt = []
@@ -100,9 +102,10 @@ def text(case: dict[str, Any]) -> None:
     configs = json.loads((SHARED / "parity" / "configs.json").read_text())
     model = SHARED / configs[case["config"]]["model"]
     tokenizer = Tokenizer.from_file(str(model / "tokenizer.json"))
+    ids = output_ids(case)
     chunks = [c["choices"][0]["token_ids"] for c in case["request"]["chunks"]]
     print([tokenizer.decode(c, skip_special_tokens=False) for c in chunks])
-    print(repr(tokenizer.decode(output_ids(case), skip_special_tokens=False)))
+    print(repr(tokenizer.decode(ids, skip_special_tokens=False)))
 
 
 def main(argv: list[str]) -> None:
